@@ -1,0 +1,83 @@
+"""`coach`: the command-line adapter. Each subcommand lazily imports its handler so
+`coach content check` does not load torch, and `coach chat` starts fast."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# command path -> "module:function"; each function takes the parsed args and returns an exit code.
+HANDLERS = {
+    "run": "bot.runner:run_command",
+    "chat": "bot.console:chat_command",
+    "content check": "bot.cli_content:check_command",
+    "content export": "bot.cli_content:export_command",
+    "content reports": "bot.cli_content:reports_command",
+    "retrieve": "bot.cli_retrieval:retrieve_command",
+    "grade": "bot.cli_grading:grade_command",
+    "grader compare": "bot.cli_grading:compare_command",
+    "llm serve": "bot.cli_llm:serve_command",
+    "db upgrade": "bot.cli_db:upgrade_command",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="coach", description="Interview Coach: ML-engineering interview practice.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("run", help="start the bot (Discord if DISCORD_TOKEN is set, else the console)")
+    sub.add_parser("chat", help="the console adapter: the Discord commands in a terminal")
+
+    content = sub.add_parser("content", help="authored content").add_subparsers(dest="sub", required=True)
+    content.add_parser("check", help="validate every track")
+    export = content.add_parser("export", help="print the catalog")
+    export.add_argument("--json", action="store_true", required=True)
+    content.add_parser("reports", help="list 'report this question' notes").add_argument("--json", action="store_true")
+
+    retrieve = sub.add_parser("retrieve", help="which bite is this text about")
+    retrieve.add_argument("--json", action="store_true")
+    retrieve.add_argument("--k", type=int, default=3)
+    retrieve.add_argument("text", help="the text, or - for JSON Lines on stdin")
+
+    grade = sub.add_parser("grade", help="grade a spoken-style answer")
+    grade.add_argument("--json", action="store_true")
+    grade.add_argument("--bite", default=None)
+    grade.add_argument("answer", help="the answer, or - for JSON Lines on stdin")
+
+    grader = sub.add_parser("grader", help="grader tools").add_subparsers(dest="sub", required=True)
+    compare = grader.add_parser("compare", help="shadow-compare two graders on the eval set")
+    compare.add_argument("--candidate", required=True)
+    compare.add_argument("--baseline", default=None)
+    compare.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    compare.add_argument("--stored", action="store_true", help="also re-grade stored attempts that kept their text")
+    compare.add_argument("--json", action="store_true")
+
+    llm = sub.add_parser("llm", help="the local LLM server").add_subparsers(dest="sub", required=True)
+    serve = llm.add_parser("serve", help="start the local vLLM server with the packaged small model")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1")
+
+    db = sub.add_parser("db", help="the database").add_subparsers(dest="sub", required=True)
+    db.add_parser("upgrade", help="apply migrations")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    key = " ".join(x for x in (args.command, getattr(args, "sub", None)) if x)
+    module_name, func_name = HANDLERS[key].split(":")
+    try:
+        handler = getattr(importlib.import_module(module_name), func_name)
+        return int(handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit:
+        raise
+    except Exception as error:  # last resort: a clear line on stderr, never a traceback dump
+        print(f"coach {key}: error: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

