@@ -20,11 +20,22 @@ from content.schema import Bite, Question, Track
 TRACKS_DIR = Path(__file__).parent / "tracks"
 
 
+def display_path(path: Path | str) -> str:
+    """A path relative to the working directory when it lies below it: shorter messages."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 @dataclass(frozen=True)
 class Problem:
     file: str
     item: str
     message: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "file", display_path(self.file))
 
     def __str__(self) -> str:
         return f"{self.file}: {self.item}: {self.message}"

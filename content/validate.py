@@ -1,0 +1,125 @@
+"""Semantic checks over a loaded catalog: what pydantic alone cannot see.
+
+Every problem names the file and the item so an author can fix it at once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from content.loader import Catalog, Problem, load_collecting
+from content.schema import Question, Track
+
+# Discord limits (see DESIGN.md).
+BUTTON_LABEL_MAX = 80
+EMBED_DESCRIPTION_MAX = 4096
+MESSAGE_MAX = 2000
+# Track-level multiple-choice hygiene.
+POSITION_SHARE_MIN, POSITION_SHARE_MAX = 0.15, 0.35
+LONGEST_CORRECT_MAX = 0.40
+LETTERS = "ABCD"
+
+
+def render_question(question: Question, options: list[str] | None = None) -> str:
+    """The question as one message body: stem, then lettered options. Shared with the bot."""
+    shown = options if options is not None else list(question.options)
+    lines = [question.stem, ""] + [f"**{LETTERS[i]}.** {text}" for i, text in enumerate(shown)]
+    return "\n".join(lines)
+
+
+def _question_problems(q: Question, file: str) -> list[Problem]:
+    out: list[Problem] = []
+
+    def add(message: str) -> None:
+        out.append(Problem(file, q.id, message))
+
+    if len(q.options) != 4:
+        add(f"needs exactly 4 options, has {len(q.options)}")
+    stripped = [o.strip() for o in q.options]
+    if any(not o for o in stripped):
+        add("an option is empty")
+    duplicates = [o for o, n in Counter(o.casefold() for o in stripped if o).items() if n > 1]
+    if duplicates:
+        add(f"duplicate option: {duplicates[0]!r}")
+    if not 0 <= q.answer < len(q.options):
+        add(f"answer {q.answer} is out of range 0..{len(q.options) - 1}")
+    else:
+        wrong = set(range(len(q.options))) - {q.answer}
+        notes = set(q.distractor_notes)
+        for index in sorted(wrong - notes):
+            add(f"distractor_notes has no entry for wrong option {index}")
+        for index in sorted(notes - wrong):
+            add(f"distractor_notes has an entry for {index}, which is not a wrong option")
+        for index, note in q.distractor_notes.items():
+            if not note.strip():
+                add(f"distractor_notes[{index}] is empty")
+    rendered = render_question(q)
+    if len(rendered) > MESSAGE_MAX:
+        add(f"rendered question is {len(rendered)} characters; a message holds {MESSAGE_MAX}")
+    if len(q.explanation) > EMBED_DESCRIPTION_MAX:
+        add(f"explanation is {len(q.explanation)} characters; an embed description holds {EMBED_DESCRIPTION_MAX}")
+    return out
+
+
+def _bite_problems(catalog: Catalog) -> list[Problem]:
+    out: list[Problem] = []
+    for bite in catalog.bites.values():
+        file = catalog.source_files.get(bite.id, "?")
+        if Path(file).stem != bite.id:
+            out.append(Problem(file, bite.id, f"file name should be {bite.id}.yaml"))
+        for field in ("explainer", "model_answer"):
+            if len(getattr(bite, field)) > EMBED_DESCRIPTION_MAX:
+                out.append(Problem(file, bite.id, f"{field} does not fit an embed description ({EMBED_DESCRIPTION_MAX})"))
+        if len(bite.title) > BUTTON_LABEL_MAX:
+            out.append(Problem(file, bite.id, f"title longer than a button label ({BUTTON_LABEL_MAX})"))
+        for related in bite.related:
+            if related not in catalog.bites:
+                out.append(Problem(file, bite.id, f"related bite {related!r} does not exist"))
+            elif related == bite.id:
+                out.append(Problem(file, bite.id, "a bite cannot be related to itself"))
+    for q in catalog.questions.values():
+        if q.bite_id not in catalog.bites:
+            out.append(Problem(catalog.source_files.get(q.id, "?"), q.id, f"bite_id {q.bite_id!r} does not exist"))
+    return out
+
+
+def track_balance_problems(track: Track, where: str) -> list[Problem]:
+    """Known flaws of multiple-choice tests: a predictable key position, and 'pick the longest'."""
+    questions = [q for q in track.questions if len(q.options) == 4 and 0 <= q.answer < 4]
+    if not questions:
+        return []
+    out: list[Problem] = []
+    positions = Counter(q.answer for q in questions)
+    for index, letter in enumerate(LETTERS):
+        share = positions.get(index, 0) / len(questions)
+        if not POSITION_SHARE_MIN <= share <= POSITION_SHARE_MAX:
+            out.append(
+                Problem(where, track.id, f"correct option is {letter} in {share:.0%} of questions "
+                        f"(keep each letter between {POSITION_SHARE_MIN:.0%} and {POSITION_SHARE_MAX:.0%})")
+            )
+    longest = sum(1 for q in questions if len(q.options[q.answer]) > max(
+        len(o) for i, o in enumerate(q.options) if i != q.answer))
+    share = longest / len(questions)
+    if share > LONGEST_CORRECT_MAX:
+        out.append(Problem(where, track.id, f"correct option is the longest in {share:.0%} of questions "
+                                            f"(at most {LONGEST_CORRECT_MAX:.0%})"))
+    return out
+
+
+def check_catalog(catalog: Catalog, root: Path) -> list[Problem]:
+    problems = _bite_problems(catalog)
+    for q in catalog.questions.values():
+        problems.extend(_question_problems(q, catalog.source_files.get(q.id, "?")))
+    for track in catalog.tracks.values():
+        problems.extend(track_balance_problems(track, str(root / track.id / "track.yaml")))
+    return problems
+
+
+def check(root: Path | None = None) -> tuple[Catalog, list[Problem]]:
+    """Load every track and return (catalog, all problems: schema and semantic)."""
+    from content.loader import TRACKS_DIR
+
+    root = Path(root) if root else TRACKS_DIR
+    catalog, problems = load_collecting(root)
+    return catalog, problems + check_catalog(catalog, root)

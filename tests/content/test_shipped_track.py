@@ -1,0 +1,55 @@
+"""The track we ship passes its own validator and meets the issue's coverage bar."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+from content import load_catalog
+from content.validate import check
+
+REQUIRED_TOPICS = {
+    "kv-cache", "paged-attention", "dynamic-batching", "continuous-batching", "prefix-caching",
+    "quantization-basics", "int8-outliers", "validating-quantized-models", "speculative-decoding",
+    "moe-routing", "tensor-vs-pipeline-parallelism", "flash-attention", "online-vs-batch-inference",
+    "streaming-inference", "serverless-cold-starts", "cpu-vs-gpu-serving", "right-sizing-instances",
+    "autoscaling-endpoints", "containerized-rest-api", "readiness-vs-liveness", "flask-gunicorn-vs-triton",
+    "nvidia-triton", "onnx-runtime", "model-compilation", "ttft-vs-tpot", "speeding-up-detection",
+    "classifier-free-guidance", "few-shot-prompting", "central-limit-theorem", "maximum-likelihood",
+}
+
+
+def test_shipped_content_has_no_problems():
+    _, problems = check()
+    assert [str(p) for p in problems] == []
+
+
+def test_inference_track_covers_the_syllabus():
+    catalog = load_catalog()
+    track = catalog.tracks["inference"]
+    assert len(track.bites) >= 42
+    assert len(track.questions) >= 120
+    assert REQUIRED_TOPICS <= {b.id for b in track.bites}
+    per_bite = Counter(q.bite_id for q in track.questions)
+    assert all(2 <= per_bite[b.id] <= 4 for b in track.bites), per_bite
+
+
+def run_coach(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_check_passes_and_export_has_the_contract_shape():
+    checked = run_coach("content", "check")
+    assert checked.returncode == 0, checked.stderr
+    exported = run_coach("content", "export", "--json")
+    assert exported.returncode == 0, exported.stderr
+    data = json.loads(exported.stdout)
+    track = next(t for t in data["tracks"] if t["id"] == "inference")
+    assert set(track) == {"id", "title", "bites", "questions"}
+    bite = track["bites"][0]
+    assert {"id", "track", "title", "prompt", "tags", "summary", "explainer", "tests", "key_points",
+            "red_flag", "model_answer", "related"} == set(bite)
+    question = track["questions"][0]
+    assert {"id", "bite_id", "stem", "options", "answer", "explanation", "distractor_notes"} == set(question)
