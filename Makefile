@@ -1,0 +1,41 @@
+# Two commands: `make run` and `make test`. Each sets up .venv/ on its own, idempotently.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# Re-install only when pyproject.toml changes.
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: run test llm setup tools bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@rm -f $(VENV)/.installed-* && touch $@
+
+setup: $(STAMP)
+
+# docker-compose (Debian's package) only validates the compose file in a test: no engine runs here.
+tools:
+	@command -v docker-compose >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-compose >/dev/null; }
+
+run: setup
+	@mkdir -p var
+	$(BIN)/coach run
+
+test: setup tools
+	@mkdir -p var
+	$(BIN)/python -m pytest -q
+
+# The local OpenAI-compatible vLLM server with the packaged SmolLM2 (first run sets up .venv-vllm/).
+llm: setup
+	$(BIN)/coach llm serve
+
+bench: setup
+	$(BIN)/python bench/retrieval.py
+	$(BIN)/python bench/grading.py
+	$(BIN)/python bench/serving.py
+	$(BIN)/python bench/bot_load.py
+
+clean:
+	rm -rf $(VENV) .venv-vllm var

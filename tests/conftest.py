@@ -1,0 +1,7 @@
+"""Shared test set-up. Fixture plugins: the database pair and the one local vLLM server."""
+
+import os
+
+# Nothing may download weights at run time.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

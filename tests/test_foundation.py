@@ -1,0 +1,150 @@
+"""Configuration, logging hygiene, the health endpoint and the compose file."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import aiohttp
+import pytest
+import yaml
+
+from bot.observability import start_http
+from coach.config import ConfigError, load_settings
+from coach.logs import configure_logging
+from coach.readiness import Readiness
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.totally-secret-token-value"
+
+
+@pytest.mark.parametrize(
+    "variable, value, expected",
+    [
+        ("LLM_TIMEOUT_S", "soon", "LLM_TIMEOUT_S"),
+        ("LLM_TIMEOUT_S", "-1", "greater than 0"),
+        ("METRICS_PORT", "70000", "METRICS_PORT"),
+        ("LOG_LEVEL", "LOUD", "LOG_LEVEL"),
+        ("LLM_MAX_CONCURRENCY", "0", "LLM_MAX_CONCURRENCY"),
+    ],
+)
+def test_a_bad_value_names_the_variable(monkeypatch, variable, value, expected):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError) as error:
+        load_settings()
+    assert expected in str(error.value)
+    assert variable in str(error.value)
+
+
+def test_defaults_match_the_documented_ones(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # no .env here
+    for name in ("DATABASE_URL", "DISCORD_TOKEN", "METRICS_PORT", "LLM_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    settings = load_settings()
+    assert settings.database_url == "sqlite+aiosqlite:///var/coach.db"
+    assert settings.discord_token is None
+    assert settings.sqlite_path == Path("var/coach.db")
+
+
+def test_env_file_is_read(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("LLM_MODEL", raising=False)
+    (tmp_path / ".env").write_text("LLM_MODEL=judge-7b\n")
+    assert load_settings().llm_model == "judge-7b"
+
+
+def test_the_token_is_never_printed_or_logged(monkeypatch):
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    settings = load_settings(log_format="json")
+    assert TOKEN not in repr(settings) and TOKEN not in str(settings.model_dump())
+    stream = io.StringIO()
+    configure_logging(settings, stream=stream)
+    log = logging.getLogger("coach.test")
+    log.info("connecting with %s", TOKEN)
+    log.warning(f"token is {TOKEN}")
+    log.error("gateway said", extra={"detail": f"Authorization: Bot {TOKEN}"})
+    output = stream.getvalue()
+    assert TOKEN not in output
+    lines = [json.loads(line) for line in output.splitlines()]
+    assert lines[0]["event"] == "connecting with ***"
+    assert lines[2]["detail"] == "Authorization: Bot ***"
+
+
+def test_a_bad_token_value_is_not_echoed_in_config_errors(monkeypatch):
+    monkeypatch.setenv("DISCORD_DEV_GUILD_ID", "not-a-number")
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    with pytest.raises(ConfigError) as error:
+        load_settings()
+    assert TOKEN not in str(error.value)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_healthz_is_the_conjunction_of_critical_checks_and_reports_the_llm_apart():
+    state = {"db": True, "llm": False}
+    readiness = Readiness()
+
+    async def database() -> bool:
+        return state["db"]
+
+    async def llm() -> bool:
+        return state["llm"]
+
+    readiness.register("database", database)
+    readiness.register("llm", llm, critical=False)
+    port = free_port()
+    runner = await start_http(readiness, "127.0.0.1", port)
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
+                body = await response.json()
+                assert response.status == 200
+                assert body["degraded"] == ["llm"]
+            state["db"] = False
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
+                assert response.status == 503
+                assert (await response.json())["checks"]["database"] is False
+            async with http.get(f"http://127.0.0.1:{port}/metrics") as response:
+                assert response.status == 200
+                assert "python_info" in await response.text()
+    finally:
+        await runner.cleanup()
+
+
+def test_compose_file_validates_and_has_the_production_shape():
+    assert shutil.which("docker-compose"), "docker-compose (Debian package) is installed by `make test`"
+    result = subprocess.run(
+        ["docker-compose", "-f", str(ROOT / "docker-compose.yml"), "config", "-q"],
+        capture_output=True, text=True, env={"DISCORD_TOKEN": "x", "PATH": "/usr/bin:/bin"}, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert set(services) == {"vllm", "postgres", "bot"}
+    gpu = services["vllm"]["deploy"]["resources"]["reservations"]["devices"][0]
+    assert gpu["driver"] == "nvidia" and gpu["count"] == 1 and "gpu" in gpu["capabilities"]
+    command = " ".join(services["vllm"]["command"])
+    for flag in ("--served-model-name=grader", "--enable-prefix-caching", "--max-num-seqs", "--max-model-len"):
+        assert flag in command
+    vllm_check = " ".join(services["vllm"]["healthcheck"]["test"])
+    assert "/health" in vllm_check and "/v1/models" in vllm_check and "grader" in vllm_check
+    assert services["vllm"]["healthcheck"]["start_period"]
+    assert "pg_isready" in " ".join(services["postgres"]["healthcheck"]["test"])
+    assert services["bot"]["build"] == "."
+    assert services["bot"]["depends_on"] == {
+        "postgres": {"condition": "service_healthy"}, "vllm": {"condition": "service_healthy"}}
+
+
+def test_dockerfile_is_slim_non_root_with_cpu_torch():
+    text = (ROOT / "Dockerfile").read_text()
+    assert "python:3.11-slim" in text
+    assert "download.pytorch.org/whl/cpu" in text and "torch==2.13.0" in text
+    assert "\nUSER " in text
