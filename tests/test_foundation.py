@@ -148,3 +148,16 @@ def test_dockerfile_is_slim_non_root_with_cpu_torch():
     assert "python:3.11-slim" in text
     assert "download.pytorch.org/whl/cpu" in text and "torch==2.13.0" in text
     assert "\nUSER " in text
+
+
+def test_readme_documents_every_setting_and_both_commands():
+    from coach.config import Settings
+
+    readme = (ROOT / "README.md").read_text()
+    assert "make run" in readme and "make test" in readme
+    missing = [name.upper() for name in Settings.model_fields if f"`{name.upper()}`" not in readme]
+    assert missing == []
+
+
+def test_ci_runs_the_readme_test_command():
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
