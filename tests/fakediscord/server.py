@@ -1,0 +1,522 @@
+"""A local fake Discord: REST (aiohttp) plus a gateway websocket that the real
+discord.py client connects to. It records every request and enforces what Discord
+enforces: the 3-second first response, one initial response per interaction, the
+15-minute token, payload limits (400), 429s with `retry_after` and `Via`, 403s on
+channels the bot lost, and nonce deduplication when `enforce_nonce` is set."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from datetime import datetime, timezone
+
+from aiohttp import WSMsgType, web
+
+from tests.fakediscord import payloads
+from tests.fakediscord.limits import message_problems, modal_problems
+from tests.fakediscord.records import (
+    FIRST_RESPONSE_DEADLINE_S,
+    RESPONSE_DEFER,
+    RESPONSE_DEFER_UPDATE,
+    RESPONSE_MESSAGE,
+    RESPONSE_MODAL,
+    RESPONSE_UPDATE,
+    TOKEN_LIFETIME_S,
+    Fault,
+    InteractionRecord,
+    RecordedRequest,
+)
+
+API = "/api/v10"
+EPHEMERAL = 1 << 6
+LOADING = 1 << 7
+
+
+def _json(data, status: int = 200, headers: dict | None = None) -> web.Response:
+    # discord.py parses JSON only when Content-Type is exactly application/json.
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json", **(headers or {})}
+    )
+
+
+def _error(status: int, code: int, message: str, errors: list[str] | None = None) -> web.Response:
+    body = {"code": code, "message": message}
+    if errors:
+        body["errors"] = {"_errors": [{"code": "BASE_TYPE_INVALID", "message": e} for e in errors]}
+    return _json(body, status)
+
+
+class FakeDiscord:
+    def __init__(self, *, clock=time.monotonic):
+        self._clock = clock
+        self.skew = 0.0  # added to the clock; `advance()` moves time forward
+        self.app_id = payloads.snowflake()
+        self.bot_user = payloads.user(payloads.snowflake(), "Interview Coach", bot=True)
+        self.owner_user = payloads.user(payloads.snowflake(), "owner")
+        self.token = "fake-bot-token"
+        self.users: dict[int, dict] = {}
+        self.guilds: dict[int, dict] = {}
+        self.channels: dict[int, dict] = {}
+        self.messages: dict[int, dict] = {}
+        self.requests: list[RecordedRequest] = []
+        self.interactions: dict[str, InteractionRecord] = {}
+        self.global_commands: list[dict] = []
+        self.guild_commands: dict[int, list[dict]] = {}
+        self.faults: list[Fault] = []
+        self.forbidden_channels: set[int] = set()
+        self.nonces: dict[tuple[int, str], int] = {}
+        self.gateways: list[web.WebSocketResponse] = []
+        self.identified = asyncio.Event()
+        self.commands_synced = asyncio.Event()
+        self._seq = 0
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # ----- time -----
+    def now(self) -> float:
+        return self._clock() + self.skew
+
+    def advance(self, seconds: float) -> None:
+        self.skew += seconds
+
+    # ----- world building -----
+    def add_user(self, name: str) -> dict:
+        user = payloads.user(payloads.snowflake(), name)
+        self.users[int(user["id"])] = user
+        return user
+
+    def add_guild(self, name: str = "Test Server", channel_names=("general", "daily")) -> dict:
+        guild_id = payloads.snowflake()
+        channels = [
+            payloads.text_channel(payloads.snowflake(), guild_id, channel, i) for i, channel in enumerate(channel_names)
+        ]
+        for channel in channels:
+            self.channels[int(channel["id"])] = channel
+        bot_member = payloads.member(self.bot_user, permissions=payloads.BOT_PERMISSIONS)
+        guild = payloads.guild(guild_id, name, int(self.owner_user["id"]), channels, [bot_member])
+        self.guilds[guild_id] = guild
+        return guild
+
+    def channel(self, guild: dict, name: str) -> dict:
+        return next(c for c in guild["channels"] if c["name"] == name)
+
+    def channel_messages(self, channel_id: int | str) -> list[dict]:
+        return [m for m in self.messages.values() if m["channel_id"] == str(channel_id)]
+
+    # ----- fault injection -----
+    def inject(self, status: int = 429, **kwargs) -> Fault:
+        fault = Fault(status=status, **kwargs)
+        self.faults.append(fault)
+        return fault
+
+    def forbid_channel(self, channel_id: int | str) -> None:
+        self.forbidden_channels.add(int(channel_id))
+
+    # ----- server lifecycle -----
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_base(self) -> str:
+        return self.base_url + API
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    async def start(self, port: int = 0) -> "FakeDiscord":
+        app = web.Application(middlewares=[self._record_and_inject], client_max_size=16 * 1024 * 1024)
+        self._routes(app)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        for ws in list(self.gateways):
+            await ws.close()
+        if self._runner:
+            await self._runner.cleanup()
+
+    def _routes(self, app: web.Application) -> None:
+        r = app.router
+        r.add_get("/gateway", self._gateway)
+        r.add_get(API + "/gateway", self._get_gateway)
+        r.add_get(API + "/gateway/bot", self._get_gateway)
+        r.add_get(API + "/users/@me", lambda _: _json(self.bot_user))
+        r.add_get(API + "/oauth2/applications/@me", self._application)
+        r.add_get(API + "/applications/@me", self._application)
+        r.add_put(API + "/applications/{app}/commands", self._put_commands)
+        r.add_get(API + "/applications/{app}/commands", lambda _: _json(self.global_commands))
+        r.add_put(API + "/applications/{app}/guilds/{guild}/commands", self._put_commands)
+        r.add_get(API + "/applications/{app}/guilds/{guild}/commands", self._get_guild_commands)
+        r.add_post(API + "/interactions/{id}/{token}/callback", self._callback)
+        r.add_post(API + "/webhooks/{app}/{token}", self._followup)
+        r.add_route("*", API + "/webhooks/{app}/{token}/messages/{message}", self._webhook_message)
+        r.add_post(API + "/channels/{channel}/messages", self._create_message)
+        r.add_route("*", API + "/channels/{channel}/messages/{message}", self._channel_message)
+        r.add_get(API + "/channels/{channel}", self._get_channel)
+        r.add_post(API + "/users/@me/channels", self._create_dm)
+        r.add_route("*", "/{tail:.*}", self._unknown)
+
+    @web.middleware
+    async def _record_and_inject(self, request: web.Request, handler):
+        body = None
+        if request.can_read_body and request.content_type == "application/json":
+            body = await request.json()
+        record = RecordedRequest(request.method, request.path, dict(request.query), body, at=self.now())
+        if request.path != "/gateway":
+            self.requests.append(record)
+        route_key = f"{request.method} {request.match_info.route.resource.canonical}"
+        for fault in self.faults:
+            if request.path != "/gateway" and fault.take(request.method, route_key, request.path):
+                record.status = fault.status
+                return self._fault_response(fault)
+        request["json"] = body
+        response = await handler(request)
+        record.status = response.status
+        return response
+
+    @staticmethod
+    def _fault_response(fault: Fault) -> web.Response:
+        if fault.status == 429:
+            headers = {"Via": "1.1 google", "Retry-After": str(fault.retry_after), "X-RateLimit-Scope": "user"}
+            body = {"message": "You are being rate limited.", "retry_after": fault.retry_after, "global": False}
+            return _json(body, 429, headers)
+        if fault.status == 403:
+            return _error(403, 50013, "Missing Permissions")
+        return _json({"message": "Server Error", "code": 0}, fault.status)
+
+    # ----- gateway -----
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    async def dispatch(self, event: str, data: dict) -> None:
+        frame = json.dumps({"op": 0, "t": event, "s": self._next_seq(), "d": data})
+        for ws in list(self.gateways):
+            if not ws.closed:
+                await ws.send_str(frame)
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}}))
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                frame = json.loads(msg.data)
+                op = frame.get("op")
+                if op == 1:
+                    await ws.send_str(json.dumps({"op": 11}))
+                elif op == 2:
+                    await self._identify(ws)
+                elif op == 6:
+                    self.gateways.append(ws)
+                    await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._next_seq(), "d": {}}))
+        finally:
+            if ws in self.gateways:
+                self.gateways.remove(ws)
+        return ws
+
+    async def _identify(self, ws: web.WebSocketResponse) -> None:
+        ready = {
+            "v": 10,
+            "user": self.bot_user,
+            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "session_id": f"session-{payloads.snowflake()}",
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.app_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+        }
+        self.gateways.append(ws)
+        await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": self._next_seq(), "d": ready}))
+        for guild in self.guilds.values():
+            await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": self._next_seq(), "d": guild}))
+        self.identified.set()
+
+    async def _get_gateway(self, _request) -> web.Response:
+        limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
+        return _json({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+
+    async def _application(self, _request) -> web.Response:
+        return _json(payloads.application(self.app_id, self.owner_user))
+
+    # ----- application commands -----
+    async def _put_commands(self, request: web.Request) -> web.Response:
+        stored = []
+        for command in request["json"] or []:
+            stored.append({**command, "id": str(payloads.snowflake()), "application_id": str(self.app_id), "version": "1"})
+        guild = request.match_info.get("guild")
+        if guild:
+            stored = [{**c, "guild_id": guild} for c in stored]
+            self.guild_commands[int(guild)] = stored
+        else:
+            self.global_commands = stored
+        self.commands_synced.set()
+        return _json(stored)
+
+    async def _get_guild_commands(self, request: web.Request) -> web.Response:
+        return _json(self.guild_commands.get(int(request.match_info["guild"]), []))
+
+    def command(self, name: str, guild_id: int | None = None) -> dict:
+        for command in self.guild_commands.get(guild_id, []) + self.global_commands:
+            if command["name"] == name:
+                return command
+        raise KeyError(f"command /{name} was never synced")
+
+    # ----- interactions pushed to the bot -----
+    async def push(self, payload: dict) -> InteractionRecord:
+        record = InteractionRecord(payload=payload, dispatched_at=self.now())
+        self.interactions[payload["id"]] = record
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return record
+
+    def _where(self, guild: dict | None, channel: dict | None) -> tuple[int | None, dict]:
+        if guild is None:
+            return None, channel or payloads.dm_channel(payloads.snowflake(), self.bot_user)
+        return int(guild["id"]), channel or guild["channels"][0]
+
+    async def slash(self, actor: dict, name: str, *, guild: dict | None = None, channel: dict | None = None,
+                    options: dict | None = None, subcommand: str | None = None, admin: bool = False) -> InteractionRecord:
+        guild_id, channel = self._where(guild, channel)
+        payload = payloads.slash_command(
+            self.app_id, self.command(name, guild_id), actor=actor, guild_id=guild_id, channel=channel,
+            options=options, subcommand=subcommand,
+            permissions=payloads.ADMIN_PERMISSIONS if admin else payloads.MEMBER_PERMISSIONS,
+            resolved=self._resolve_channels(guild, options),
+        )
+        return await self.push(payload)
+
+    def _resolve_channels(self, guild: dict | None, options: dict | None) -> dict | None:
+        ids = {str(v) for v in (options or {}).values() if str(v).isdigit() and int(v) in self.channels}
+        if not ids:
+            return None
+        return {"channels": {i: {**self.channels[int(i)], "permissions": payloads.BOT_PERMISSIONS} for i in ids}}
+
+    async def click(self, actor: dict, message: dict, custom_id: str, *, admin: bool = False) -> InteractionRecord:
+        channel = self.channels.get(int(message["channel_id"])) or payloads.dm_channel(int(message["channel_id"]), actor)
+        guild_id = int(channel["guild_id"]) if channel.get("guild_id") else None
+        payload = payloads.button_click(
+            self.app_id, message, custom_id, actor=actor, guild_id=guild_id, channel=channel,
+            permissions=payloads.ADMIN_PERMISSIONS if admin else payloads.MEMBER_PERMISSIONS,
+        )
+        return await self.push(payload)
+
+    async def submit(self, actor: dict, custom_id: str, values: dict[str, str], *, guild: dict | None = None,
+                     channel: dict | None = None) -> InteractionRecord:
+        guild_id, channel = self._where(guild, channel)
+        payload = payloads.modal_submit(self.app_id, custom_id, values, actor=actor, guild_id=guild_id, channel=channel)
+        return await self.push(payload)
+
+    def _record_for_token(self, token: str) -> InteractionRecord | None:
+        return next((r for r in self.interactions.values() if r.token == token), None)
+
+    def _new_message(self, channel_id: str, body: dict, *, guild_id: str | None = None, nonce: str | None = None,
+                     interaction: InteractionRecord | None = None) -> dict:
+        message_id = payloads.snowflake()
+        message = {
+            "id": str(message_id),
+            "channel_id": str(channel_id),
+            "author": self.bot_user,
+            "content": body.get("content") or "",
+            "timestamp": datetime.now(timezone.utc).isoformat(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": body.get("embeds") or [],
+            "components": body.get("components") or [],
+            "pinned": False,
+            "type": 0 if interaction is None else 20,
+            "flags": int(body.get("flags") or 0),
+            "application_id": str(self.app_id),
+        }
+        if guild_id:
+            message["guild_id"] = str(guild_id)
+        if nonce is not None:
+            message["nonce"] = nonce
+        if interaction is not None:
+            actor = interaction.payload.get("member", {}).get("user") or interaction.payload.get("user")
+            message["interaction_metadata"] = {"id": interaction.id, "type": interaction.payload["type"], "user": actor}
+        self.messages[message_id] = message
+        return message
+
+    @staticmethod
+    def _edit(message: dict, body: dict) -> dict:
+        for key in ("content", "embeds", "components"):
+            if key in body and body[key] is not None:
+                message[key] = body[key]
+        if "flags" in body and body["flags"] is not None:
+            message["flags"] = (message["flags"] & EPHEMERAL) | int(body["flags"])
+        message["flags"] &= ~LOADING
+        message["edited_timestamp"] = datetime.now(timezone.utc).isoformat()
+        return message
+
+    async def _callback(self, request: web.Request) -> web.Response:
+        record = self.interactions.get(request.match_info["id"])
+        body = request["json"] or {}
+        if record is None or record.token != request.match_info["token"]:
+            return _error(404, 10062, "Unknown interaction")
+        if self.now() - record.dispatched_at > FIRST_RESPONSE_DEADLINE_S:
+            record.rejected.append(("late", 404, body))
+            record.notify()
+            return _error(404, 10062, "Unknown interaction")
+        if record.callbacks:
+            record.rejected.append(("second initial response", 400, body))
+            record.notify()
+            return _error(400, 40060, "Interaction has already been acknowledged.")
+        kind, data = body.get("type"), body.get("data") or {}
+        problems = modal_problems(data) if kind == RESPONSE_MODAL else message_problems(data)
+        if problems:
+            record.rejected.append(("invalid", 400, body))
+            record.notify()
+            return _error(400, 50035, "Invalid Form Body", problems)
+        channel_id = record.payload["channel_id"]
+        guild_id = record.payload.get("guild_id")
+        message = None
+        if kind == RESPONSE_MESSAGE:
+            message = self._new_message(channel_id, data, guild_id=guild_id, interaction=record)
+        elif kind == RESPONSE_DEFER:
+            flags = (int(data.get("flags") or 0) & EPHEMERAL) | LOADING
+            message = self._new_message(channel_id, {"flags": flags}, guild_id=guild_id, interaction=record)
+        elif kind in (RESPONSE_UPDATE, RESPONSE_DEFER_UPDATE):
+            source = record.payload.get("message") or {}
+            message = self.messages.get(int(source.get("id", 0)))
+            if message is not None and kind == RESPONSE_UPDATE:
+                self._edit(message, data)
+        elif kind == RESPONSE_MODAL:
+            record.modal = data
+        if message is not None:
+            record.original_message_id = int(message["id"])
+        record.callbacks.append((self.now(), kind, data))
+        record.notify()
+        response = {"interaction": {"id": record.id, "type": record.payload["type"],
+                                    "response_message_loading": kind == RESPONSE_DEFER,
+                                    "response_message_ephemeral": bool(message and message["flags"] & EPHEMERAL)}}
+        if message is not None:
+            response["interaction"]["response_message_id"] = message["id"]
+            response["resource"] = {"type": kind, "message": message}
+        return _json(response)
+
+    def _token_problem(self, record: InteractionRecord | None) -> web.Response | None:
+        if record is None or self.now() - record.dispatched_at > TOKEN_LIFETIME_S:
+            if record is not None:
+                record.rejected.append(("expired token", 401, {}))
+                record.notify()
+            return _error(401, 50027, "Invalid Webhook Token")
+        if not record.callbacks:
+            return _error(404, 10015, "Unknown Webhook")
+        return None
+
+    async def _followup(self, request: web.Request) -> web.Response:
+        record = self._record_for_token(request.match_info["token"])
+        problem = self._token_problem(record)
+        if problem:
+            return problem
+        body = request["json"] or {}
+        problems = message_problems(body)
+        if problems:
+            record.rejected.append(("invalid followup", 400, body))
+            record.notify()
+            return _error(400, 50035, "Invalid Form Body", problems)
+        message = self._new_message(record.payload["channel_id"], body, guild_id=record.payload.get("guild_id"),
+                                    interaction=record)
+        record.followups.append(message)
+        record.notify()
+        return _json(message)
+
+    async def _webhook_message(self, request: web.Request) -> web.Response:
+        record = self._record_for_token(request.match_info["token"])
+        problem = self._token_problem(record)
+        if problem:
+            return problem
+        wanted = request.match_info["message"]
+        message_id = record.original_message_id if wanted == "@original" else int(wanted)
+        message = self.messages.get(message_id or 0)
+        if message is None:
+            return _error(404, 10008, "Unknown Message")
+        if request.method == "GET":
+            return _json(message)
+        if request.method == "DELETE":
+            self.messages.pop(message_id, None)
+            record.notify()
+            return web.Response(status=204)
+        body = request["json"] or {}
+        problems = message_problems({**message, **{k: v for k, v in body.items() if v is not None}})
+        if problems:
+            record.rejected.append(("invalid edit", 400, body))
+            record.notify()
+            return _error(400, 50035, "Invalid Form Body", problems)
+        self._edit(message, body)
+        record.notify()
+        return _json(message)
+
+    # ----- channels -----
+    async def _create_message(self, request: web.Request) -> web.Response:
+        channel_id = int(request.match_info["channel"])
+        if channel_id in self.forbidden_channels:
+            return _error(403, 50013, "Missing Permissions")
+        channel = self.channels.get(channel_id)
+        if channel is None:
+            return _error(404, 10003, "Unknown Channel")
+        body = request["json"] or {}
+        problems = message_problems(body)
+        if problems:
+            return _error(400, 50035, "Invalid Form Body", problems)
+        nonce = body.get("nonce")
+        if nonce is not None and body.get("enforce_nonce"):
+            existing = self.nonces.get((channel_id, str(nonce)))
+            if existing in self.messages:
+                return _json(self.messages[existing])
+        message = self._new_message(str(channel_id), body, guild_id=channel.get("guild_id"), nonce=nonce)
+        if nonce is not None:
+            self.nonces[(channel_id, str(nonce))] = int(message["id"])
+        return _json(message)
+
+    async def _channel_message(self, request: web.Request) -> web.Response:
+        channel_id, message_id = int(request.match_info["channel"]), int(request.match_info["message"])
+        if channel_id in self.forbidden_channels:
+            return _error(403, 50013, "Missing Permissions")
+        message = self.messages.get(message_id)
+        if message is None or message["channel_id"] != str(channel_id):
+            return _error(404, 10008, "Unknown Message")
+        if request.method == "GET":
+            return _json(message)
+        if request.method == "DELETE":
+            self.messages.pop(message_id)
+            return web.Response(status=204)
+        body = request["json"] or {}
+        problems = message_problems({**message, **{k: v for k, v in body.items() if v is not None}})
+        if problems:
+            return _error(400, 50035, "Invalid Form Body", problems)
+        return _json(self._edit(message, body))
+
+    async def _get_channel(self, request: web.Request) -> web.Response:
+        channel = self.channels.get(int(request.match_info["channel"]))
+        return _json(channel) if channel else _error(404, 10003, "Unknown Channel")
+
+    async def _create_dm(self, request: web.Request) -> web.Response:
+        recipient_id = int((request["json"] or {})["recipient_id"])
+        for channel in self.channels.values():
+            if channel["type"] == 1 and channel["recipients"][0]["id"] == str(recipient_id):
+                return _json(channel)
+        recipient = self.users.get(recipient_id) or payloads.user(recipient_id, f"user{recipient_id}")
+        channel = payloads.dm_channel(payloads.snowflake(), recipient)
+        self.channels[int(channel["id"])] = channel
+        return _json(channel)
+
+    async def _unknown(self, request: web.Request) -> web.Response:
+        return _error(404, 0, f"fake Discord does not serve {request.method} {request.path}")
+
+    # ----- convenience for tests -----
+    def requests_to(self, method: str, fragment: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.method == method and fragment in r.path]
