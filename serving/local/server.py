@@ -1,0 +1,214 @@
+"""Start the local vLLM OpenAI-compatible server on the CPU and wait until it is ready.
+
+One code path for `coach llm serve`, the test-session fixture and the benchmark:
+`prepare()` makes the environment and the model, `LocalVLLM` runs the process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from serving.local.model import ensure_converted_model
+from serving.local.venv import ensure_llm_venv
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _usable_cpus() -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+@dataclass(frozen=True)
+class LocalServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    served_name: str = "grader"
+    # Grading prompts are ~1-1.5k tokens; 2048 leaves room for the output cap.
+    max_model_len: int = 2048
+    # Enough concurrent sequences for continuous batching to pay off on two cores.
+    max_num_seqs: int = 16
+    # OpenMP compute threads, pinned to the first cores we may use. The API front end
+    # (tokenizing, HTTP) and whatever else runs here share the same cores.
+    threads: int = field(default_factory=lambda: len(_usable_cpus()))
+    # KV cache: the 135M model needs ~46 KB per token in float32, so 2 GiB holds ~45k
+    # tokens, i.e. every sequence at full length plus room for cached prefixes.
+    kv_cache_gib: int = 2
+    startup_timeout_s: float = 900.0  # the first start compiles kernels for minutes
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def root_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+
+def prepare(
+    *, venv_dir: Path | None = None, models_dir: Path | None = None, log: Callable[[str], None] = print
+) -> tuple[Path, Path]:
+    """Make the LLM environment and the converted model if missing; return (python, model dir)."""
+    python = ensure_llm_venv(venv_dir or REPO_ROOT / ".venv-vllm", log=log)
+    model_dir = ensure_converted_model(python, models_dir or REPO_ROOT / "var" / "models", log=log)
+    return python, model_dir
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def is_ready(root_url: str, served_name: str, *, timeout_s: float = 2.0) -> bool:
+    """Ready means `/health` is 200 and the served name is listed in `/v1/models`."""
+    try:
+        with httpx.Client(base_url=root_url, timeout=timeout_s) as http:
+            if http.get("/health").status_code != 200:
+                return False
+            models = http.get("/v1/models")
+            return models.status_code == 200 and any(
+                item.get("id") == served_name for item in models.json().get("data", [])
+            )
+    except (httpx.HTTPError, ValueError):
+        return False
+
+
+class LocalVLLM:
+    """One vLLM server process (and its engine children) in its own process group."""
+
+    def __init__(self, python: Path, model_dir: Path, config: LocalServerConfig, *, log_path: Path | None = None):
+        self.python = python
+        self.model_dir = model_dir
+        self.config = config
+        self.log_path = log_path
+        self.process: subprocess.Popen | None = None
+        self._log_file = None
+
+    def command(self) -> list[str]:
+        c = self.config
+        return [
+            str(self.python), "-m", "vllm.entrypoints.openai.api_server",
+            "--model", str(self.model_dir),
+            "--served-model-name", c.served_name,
+            "--host", c.host,
+            "--port", str(c.port),
+            "--dtype", "float32",  # AVX2 but no native bf16 here: bf16 matmuls are emulated
+            "--enable-prefix-caching",
+            "--max-model-len", str(c.max_model_len),
+            "--max-num-seqs", str(c.max_num_seqs),
+            "--disable-uvicorn-access-log",
+        ]
+
+    def environment(self) -> dict[str, str]:
+        cpus = _usable_cpus()[: max(1, self.config.threads)]
+        env = dict(os.environ)
+        env.update(
+            OMP_NUM_THREADS=str(len(cpus)),
+            # An explicit core list; "auto" would reserve a whole core for the scheduler.
+            VLLM_CPU_OMP_THREADS_BIND=",".join(str(cpu) for cpu in cpus),
+            VLLM_CPU_KVCACHE_SPACE=str(self.config.kv_cache_gib),
+            HF_HUB_OFFLINE="1",
+            TRANSFORMERS_OFFLINE="1",
+            VLLM_NO_USAGE_STATS="1",
+            DO_NOT_TRACK="1",
+        )
+        # The bot's environment must not leak into the LLM one.
+        env.pop("VIRTUAL_ENV", None)
+        env.pop("PYTHONPATH", None)
+        return env
+
+    def start(self) -> None:
+        output = None
+        if self.log_path is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
+            output = self._log_file
+        self.process = subprocess.Popen(
+            self.command(),
+            env=self.environment(),
+            stdout=output,
+            stderr=subprocess.STDOUT if output else None,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # own process group: one signal stops the engine children too
+        )
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + self.config.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(f"vLLM exited with code {self.process.returncode} while starting{self._log_tail()}")
+            if is_ready(self.config.root_url, self.config.served_name):
+                return
+            time.sleep(1.0)
+        raise TimeoutError(f"vLLM not ready after {self.config.startup_timeout_s:.0f} s{self._log_tail()}")
+
+    def stop(self, grace_s: float = 20.0) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            except ProcessLookupError:
+                pass
+        if process is not None:
+            # Engine children may outlive the parent; the group id is the parent's pid.
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+    def _log_tail(self, lines: int = 25) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        tail = self.log_path.read_text(errors="replace").splitlines()[-lines:]
+        return "\n--- vLLM log (" + str(self.log_path) + ") ---\n" + "\n".join(tail)
+
+    def __enter__(self) -> LocalVLLM:
+        self.start()
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def start_local_server(config: LocalServerConfig, *, log_path: Path | None = None, log=print) -> LocalVLLM:
+    """Prepare everything, start the server and return it once ready (the caller stops it)."""
+    python, model_dir = prepare(log=log)
+    server = LocalVLLM(python, model_dir, config, log_path=log_path)
+    return server.__enter__()
+
+
+def serve_foreground(config: LocalServerConfig, *, log=print, start=start_local_server) -> int:
+    """`coach llm serve`: run until Ctrl-C (or until vLLM exits), then stop the whole group.
+
+    Progress goes to `log`; the base URL alone goes to stdout, for scripts to read."""
+    server = start(config, log=log)
+    try:
+        log(f"vLLM ready, serving {config.served_name!r}; Ctrl-C stops it")
+        print(config.base_url, flush=True)
+        return server.process.wait() if server.process else 1
+    except KeyboardInterrupt:
+        log("stopping vLLM")
+        return 0
+    finally:
+        server.stop()
