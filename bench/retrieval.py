@@ -1,0 +1,263 @@
+"""Retrieval benchmark (not part of `make test`).
+
+    .venv/bin/python -m bench.retrieval [--out docs/bench/retrieval.md] [--skip-synthetic]
+
+Quality on tests/data/retrieval_{dev,test}.jsonl for the embedding retriever,
+BM25 and their reciprocal-rank fusion; what to embed per bite (dev only); the
+off-topic threshold (calibrated on dev, reported on test); query latency; and
+flat vs HNSW FAISS indexes on 42 / 10,000 / 100,000 synthetic vectors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from coach.topics import DEFAULT_RECIPE, RECIPES, TopicFinder, bite_items
+from content import default_catalog
+from retrieval import Embedder, IndexSettings, Retriever, VectorIndex
+from retrieval.lexical import BM25Ranker, reciprocal_rank_fusion
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+
+
+def load_split(name: str, known: set[str]) -> tuple[list[dict], int]:
+    rows = [json.loads(line) for line in (DATA / f"retrieval_{name}.jsonl").read_text().splitlines() if line.strip()]
+    kept = [r for r in rows if r["bite_id"] is None or r["bite_id"] in known]
+    return kept, len(rows) - len(kept)
+
+
+def quality(rankings: list[list[str]], labels: list[str]) -> dict:
+    """top-1, top-3 and MRR over on-topic rows (ranking = ids best first)."""
+    top1 = top3 = rr = 0.0
+    for ranking, label in zip(rankings, labels):
+        rank = ranking.index(label) + 1 if label in ranking else None
+        top1 += rank == 1
+        top3 += rank is not None and rank <= 3
+        rr += 1.0 / rank if rank else 0.0
+    n = max(1, len(labels))
+    return {"top1": top1 / n, "top3": top3 / n, "mrr": rr / n, "n": len(labels)}
+
+
+def rankings_for(retriever: Retriever, bm25: BM25Ranker, texts: list[str]) -> dict[str, list[list[str]]]:
+    emb = [[m.id for m in retriever.rank_all(t)] for t in texts]
+    lex = [[i for i, _ in bm25.rank(t)] for t in texts]
+    hyb = [[i for i, _ in reciprocal_rank_fusion([e, b])] for e, b in zip(emb, lex)]
+    return {"embedding": emb, "bm25": lex, "hybrid (RRF)": hyb}
+
+
+def calibrate(on_scores: list[float], off_scores: list[float]) -> float:
+    """The threshold maximizing balanced accuracy on dev; ties resolved to the middle of the best interval."""
+    candidates = sorted(set(on_scores) | set(off_scores))
+    cuts = [(a + b) / 2 for a, b in zip(candidates, candidates[1:])] or [0.3]
+
+    def balanced(t: float) -> float:
+        kept = sum(s >= t for s in on_scores) / max(1, len(on_scores))
+        rejected = sum(s < t for s in off_scores) / max(1, len(off_scores))
+        return (kept + rejected) / 2
+
+    best = max(balanced(t) for t in cuts)
+    tied = [t for t in cuts if balanced(t) >= best - 1e-12]
+    return round((min(tied) + max(tied)) / 2, 3)
+
+
+def off_topic_metrics(results: list[tuple[bool, str | None]]) -> dict:
+    """Off-topic is the positive class: precision/recall of rejecting a text."""
+    tp = sum(not on and label is None for on, label in results)
+    fp = sum(not on and label is not None for on, label in results)
+    fn = sum(on and label is None for on, label in results)
+    return {"precision": tp / max(1, tp + fp), "recall": tp / max(1, tp + fn), "off": tp + fn, "flagged": tp + fp}
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def table(header: list[str], rows: list[list]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def synthetic(sizes: list[int], dim: int, queries: int, rng: np.random.Generator) -> list[list]:
+    """Clustered unit vectors (like real embeddings, unlike uniform noise); flat vs HNSW."""
+    rows = []
+    hnsw = IndexSettings(exact_max=0)
+    for n in sizes:
+        centers = rng.standard_normal((max(1, n // 50), dim)).astype(np.float32)
+        data = centers[rng.integers(0, len(centers), n)] + 0.6 * rng.standard_normal((n, dim)).astype(np.float32)
+        data /= np.linalg.norm(data, axis=1, keepdims=True)
+        q = data[rng.integers(0, n, queries)] + 0.3 * rng.standard_normal((queries, dim)).astype(np.float32)
+        q /= np.linalg.norm(q, axis=1, keepdims=True)
+        labels = [str(i) for i in range(n)]
+        found = {}
+        for name, settings in (("flat", IndexSettings(exact_max=n)), ("hnsw", hnsw)):
+            start = time.perf_counter()
+            index = VectorIndex.build(data, labels, settings)
+            build_s = time.perf_counter() - start
+            times, ids = [], []
+            for row in q:
+                t0 = time.perf_counter()
+                _, got = index.search(row[None, :], 10)
+                times.append((time.perf_counter() - t0) * 1000)
+                ids.append(got[0])
+            found[name] = ids
+            recall = "1.000 (exact)" if name == "flat" else f"{np.mean([len(set(a) & set(b)) / len(a) for a, b in zip(found['flat'], ids)]):.3f}"
+            rows.append([f"{n:,}", name, f"{build_s * 1000:.1f} ms", f"{np.percentile(times, 50):.3f} ms",
+                         f"{np.percentile(times, 99):.3f} ms", recall])
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="docs/bench/retrieval.md")
+    parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument("--latency-rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    catalog = default_catalog()
+    known = set(catalog.bites)
+    dev, dev_dropped = load_split("dev", known)
+    test, test_dropped = load_split("test", known)
+    embedder = Embedder()
+    lines: list[str] = []
+
+    def say(text: str = "") -> None:
+        print(text)
+        lines.append(text)
+
+    say("# Retrieval benchmark")
+    say()
+    say(f"Command: `.venv/bin/python -m bench.retrieval`  ")
+    say(f"Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC  ")
+    say(f"Machine: {platform.machine()}, {os.cpu_count()} CPU cores, {platform.processor() or platform.platform()}, no GPU; "
+        f"Python {platform.python_version()}  ")
+    say(f"Catalog: {len(known)} bites. Labelled rows used: dev {len(dev)}, test {len(test)}"
+        + (f" (dropped, bite not in catalog yet: dev {dev_dropped}, test {test_dropped})" if dev_dropped or test_dropped else "")
+        + ".")
+    say()
+
+    # 1. What to embed per bite: dev only.
+    say("## What to embed per bite (dev only; embedding retriever)")
+    say()
+    dev_on = [r for r in dev if r["bite_id"]]
+    recipe_rows = []
+    for name in RECIPES:
+        retriever = Retriever(embedder, bite_items(catalog.bites.values(), name))
+        ranks = [[m.id for m in retriever.rank_all(r["text"])] for r in dev_on]
+        q = quality(ranks, [r["bite_id"] for r in dev_on])
+        recipe_rows.append([name + (" (shipped)" if name == DEFAULT_RECIPE else ""), retriever.index.ntotal,
+                            pct(q["top1"]), pct(q["top3"]), f"{q['mrr']:.3f}"])
+    for line in table(["recipe", "vectors", "top-1", "top-3", "MRR"], recipe_rows):
+        say(line)
+    say()
+
+    # 2. Embedding vs BM25 vs hybrid, dev and test, with the shipped recipe.
+    items = bite_items(catalog.bites.values(), DEFAULT_RECIPE)
+    retriever = Retriever(embedder, items)
+    bm25 = BM25Ranker(items)
+    say(f"## Retrievers side by side (recipe `{DEFAULT_RECIPE}`; on-topic rows)")
+    say()
+    rows, scores = [], {}
+    for split_name, split in (("dev", dev), ("test", test)):
+        on = [r for r in split if r["bite_id"]]
+        by_method = rankings_for(retriever, bm25, [r["text"] for r in on])
+        for method, ranks in by_method.items():
+            q = quality(ranks, [r["bite_id"] for r in on])
+            scores[(split_name, method)] = q
+            rows.append([split_name, method, q["n"], pct(q["top1"]), pct(q["top3"]), f"{q['mrr']:.3f}"])
+    for line in table(["split", "method", "n", "top-1", "top-3", "MRR"], rows):
+        say(line)
+    say()
+
+    # 3. Off-topic threshold: calibrated on dev, reported on both.
+    def top_scores(split):
+        return [(retriever.search(r["text"], 1).best.score, r["bite_id"]) for r in split]
+
+    dev_scores = top_scores(dev)
+    threshold = calibrate([s for s, l in dev_scores if l], [s for s, l in dev_scores if l is None])
+    say(f"## Off-topic detection (threshold on the best cosine; calibrated on dev: {threshold}, shipped: {retriever.threshold})")
+    say()
+    off_rows = []
+    for split_name, split_scores in (("dev", dev_scores), ("test", top_scores(test))):
+        for label, t in (("calibrated", threshold), ("shipped", retriever.threshold)):
+            m = off_topic_metrics([(s >= t, l) for s, l in split_scores])
+            off_rows.append([split_name, f"{label} {t}", m["off"], m["flagged"], pct(m["precision"]), pct(m["recall"])])
+        on_s = sorted(s for s, l in split_scores if l)
+        off_s = sorted(s for s, l in split_scores if l is None)
+        say(f"- {split_name}: on-topic best score min {on_s[0]:.3f}, median {statistics.median(on_s):.3f}; "
+            f"off-topic best score median {statistics.median(off_s):.3f}, max {off_s[-1]:.3f}")
+    say()
+    for line in table(["split", "threshold", "off-topic texts", "flagged off-topic", "precision", "recall"], off_rows):
+        say(line)
+    say()
+
+    # 4. Latency of one query through the coach service (embedding + search + pooling).
+    finder = TopicFinder(catalog, retriever)
+    texts = [r["text"] for r in dev + test]
+    finder.find(texts[0])  # warm-up
+    times = []
+    for _ in range(args.latency_rounds):
+        for text in texts:
+            t0 = time.perf_counter()
+            finder.find(text, 3)
+            times.append((time.perf_counter() - t0) * 1000)
+    long_text = " ".join(texts) * 3
+    long_text = long_text[:20_000]
+    t0 = time.perf_counter()
+    finder.find(long_text)
+    long_ms = (time.perf_counter() - t0) * 1000
+    say("## Query latency (TopicFinder.find, k=3: embedding + FAISS search + pooling)")
+    say()
+    say(f"{len(times)} queries (every labelled text, {args.latency_rounds} rounds): "
+        f"p50 {np.percentile(times, 50):.1f} ms, p99 {np.percentile(times, 99):.1f} ms; "
+        f"one 20,000-character text: {long_ms:.0f} ms.")
+    say()
+
+    # 5. Index persistence: build vs load for the shipped catalog.
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        t0 = time.perf_counter()
+        Retriever(embedder, items, index_dir=folder)
+        build_ms = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        again = Retriever(embedder, items, index_dir=folder)
+        load_ms = (time.perf_counter() - t0) * 1000
+    say(f"## Index build vs load (shipped catalog, {retriever.index.ntotal} vectors)")
+    say()
+    say(f"First start (encode + build + save): {build_ms:.0f} ms; unchanged catalog (hash + load): {load_ms:.1f} ms"
+        f" (built again: {again.built}).")
+    say()
+
+    if not args.skip_synthetic:
+        say("## FAISS flat vs HNSW on synthetic vectors (dim 384, 200 queries, k=10)")
+        say()
+        say(f"HNSW: M={IndexSettings().hnsw_m}, efConstruction={IndexSettings().ef_construction}, "
+            f"efSearch={IndexSettings().ef_search}. Recall@10 is against the exact (flat) result.")
+        say()
+        rows = synthetic([42, 10_000, 100_000], embedder.dim, 200, np.random.default_rng(7))
+        for line in table(["vectors", "index", "build", "query p50", "query p99", "recall@10"], rows):
+            say(line)
+        say()
+
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text("\n".join(lines) + "\n")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    if not __package__:
+        sys.exit("run it as a module from the repo root: .venv/bin/python -m bench.retrieval")
+    sys.exit(main())

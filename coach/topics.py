@@ -1,0 +1,110 @@
+"""Which bite is a text about: the coach-level service over `retrieval`.
+
+It decides what text stands for each bite (the "recipe", chosen by measuring
+on the dev set; see docs/bench/retrieval.md), builds one Retriever over the
+catalog with the index persisted under `<data_dir>/index/`, and adds bite
+titles to the results. One TopicFinder per process: its Embedder is shared
+with the embedding grader (`finder.embedder`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from content import Bite, Catalog
+from retrieval import DEFAULT_THRESHOLD, Embedder, IndexSettings, Retriever
+
+BiteTexts = Callable[[Bite], list[str]]
+
+
+def _card(bite: Bite) -> str:
+    return f"{bite.title}. {bite.summary}"
+
+
+# What to embed per bite. Several texts per bite are separate vectors, max-pooled.
+RECIPES: dict[str, BiteTexts] = {
+    "summary": lambda b: [_card(b)],
+    "summary+points": lambda b: [f"{_card(b)} {' '.join(b.key_points)}"],
+    "all-in-one": lambda b: [f"{_card(b)} {b.prompt} {' '.join(b.key_points)} {b.model_answer}"],
+    "multi": lambda b: [_card(b), b.prompt, *b.key_points, b.model_answer],
+    "multi+explainer": lambda b: [_card(b), b.prompt, *b.key_points, b.model_answer,
+                                  *[p for p in b.explainer.split("\n\n") if p.strip()]],
+}
+DEFAULT_RECIPE = "multi"
+
+
+def bite_items(bites: Iterable[Bite], recipe: str = DEFAULT_RECIPE) -> list[tuple[str, str]]:
+    """The (id, text) pairs retrieval indexes for these bites."""
+    texts_for = RECIPES[recipe]
+    return [(bite.id, text) for bite in bites for text in texts_for(bite)]
+
+
+@dataclass(frozen=True)
+class Hit:
+    bite_id: str
+    title: str
+    score: float
+
+    def to_json(self) -> dict:
+        return {"bite_id": self.bite_id, "title": self.title, "score": self.score}
+
+
+@dataclass(frozen=True)
+class TopicResult:
+    results: list[Hit]
+    on_topic: bool
+
+    @property
+    def best(self) -> Hit | None:
+        return self.results[0] if self.results else None
+
+    def to_json(self) -> dict:
+        return {"results": [hit.to_json() for hit in self.results], "on_topic": self.on_topic}
+
+
+class TopicFinder:
+    """`find(text)` is synchronous and CPU-bound (~20 ms); call it with `asyncio.to_thread`."""
+
+    def __init__(self, catalog: Catalog, retriever: Retriever):
+        self.catalog = catalog
+        self.retriever = retriever
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.retriever.embedder
+
+    @classmethod
+    def build(
+        cls,
+        catalog: Catalog,
+        embedder: Embedder,
+        *,
+        index_dir=None,
+        recipe: str = DEFAULT_RECIPE,
+        threshold: float = DEFAULT_THRESHOLD,
+        index_settings: IndexSettings = IndexSettings(),
+    ) -> "TopicFinder":
+        items = bite_items(catalog.bites.values(), recipe)
+        retriever = Retriever(embedder, items, threshold=threshold, index_dir=index_dir, index_settings=index_settings)
+        return cls(catalog, retriever)
+
+    @classmethod
+    def from_settings(cls, settings, catalog: Catalog, embedder: Embedder | None = None) -> "TopicFinder":
+        """Load the model (unless given one to share) and load or build the index under data_dir/index."""
+        embedder = embedder or Embedder(settings.embedding_model_path)
+        return cls.build(catalog, embedder, index_dir=settings.data_dir / "index")
+
+    def _hit(self, bite_id: str, score: float) -> Hit:
+        return Hit(bite_id, self.catalog.bites[bite_id].title, score)
+
+    def find(self, text: str, k: int = 3) -> TopicResult:
+        """The k bites `text` is most likely about; empty text gives no results and on_topic False."""
+        found = self.retriever.search(text, k)
+        return TopicResult([self._hit(m.id, m.score) for m in found.matches], found.on_topic)
+
+    def related(self, bite_id: str, k: int = 3) -> list[Hit]:
+        """Bites nearest to `bite_id` in embedding space (the authored `related` list is separate)."""
+        if bite_id not in self.catalog.bites:
+            raise KeyError(f"unknown bite: {bite_id}")
+        return [self._hit(m.id, m.score) for m in self.retriever.neighbours(bite_id, k)]

