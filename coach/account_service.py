@@ -1,0 +1,96 @@
+"""Per-user settings, "forget me", and "report this question"."""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, select, update
+
+from coach.engine_base import EngineBase
+from coach.errors import InvalidRequest, NotFound
+from coach.results import Report, UserSettings
+from coach.store.models import USER_OWNED, Attempt, ReportRow, User
+from coach.timeutil import validate_timezone
+
+SETTING_FIELDS = ("timezone", "keep_answers", "leaderboard_opt_out", "reminders")
+REPORT_NOTE_MAX = 2000
+
+
+def _settings(user: User) -> UserSettings:
+    return UserSettings(user.user_id, user.timezone, user.keep_answers, user.leaderboard_opt_out, user.reminders)
+
+
+class AccountService(EngineBase):
+    async def get_settings(self, user_id: int) -> UserSettings:
+        async def work(db):
+            user = await db.get(User, user_id)
+            return _settings(user) if user else UserSettings(user_id)
+
+        return await self.store.run(work)
+
+    async def update_settings(self, user_id: int, **changes) -> UserSettings:
+        """Change any of timezone (IANA name), keep_answers, leaderboard_opt_out, reminders.
+        Turning keep_answers off also erases the answer texts kept so far."""
+        unknown = set(changes) - set(SETTING_FIELDS)
+        if unknown:
+            raise InvalidRequest(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        if "timezone" in changes:
+            try:
+                changes["timezone"] = validate_timezone(changes["timezone"])
+            except ValueError as error:
+                raise InvalidRequest(str(error)) from None
+        for flag in SETTING_FIELDS[1:]:
+            if flag in changes and not isinstance(changes[flag], bool):
+                raise InvalidRequest(f"{flag} must be true or false")
+
+        async def work(db):
+            user = await self.user_row(db, user_id)
+            for name, value in changes.items():
+                setattr(user, name, value)
+            if changes.get("keep_answers") is False:
+                await db.execute(
+                    update(Attempt).where(Attempt.user_id == user_id, Attempt.answer_text.is_not(None))
+                    .values(answer_text=None)
+                )
+            return _settings(user)
+
+        return await self.store.run(work)
+
+    async def forget(self, user_id: int) -> int:
+        """Delete every row about the user (sessions, answers, cards, attempts, XP,
+        daily answers, reports, settings); returns how many rows went."""
+
+        async def work(db):
+            removed = 0
+            for model, column in USER_OWNED:
+                result = await db.execute(delete(model).where(column == user_id))
+                removed += result.rowcount or 0
+            return removed
+
+        return await self.store.run(work)
+
+    async def report(self, user_id: int, guild_id: int, item_id: str, note: str) -> Report:
+        """File a "report this question/bite" note for the maintainers."""
+        if item_id not in self.catalog.questions and item_id not in self.catalog.bites:
+            raise NotFound(f"no question or bite {item_id!r}")
+        note = (note or "").strip()
+        if not note:
+            raise InvalidRequest("say what is wrong with it")
+
+        async def work(db):
+            row = ReportRow(user_id=user_id, guild_id=guild_id, item_id=item_id, note=note[:REPORT_NOTE_MAX],
+                            created_at=self.now())
+            db.add(row)
+            await db.flush()
+            return _report(row)
+
+        return await self.store.run(work)
+
+    async def list_reports(self) -> list[Report]:
+        async def work(db):
+            rows = (await db.execute(select(ReportRow).order_by(ReportRow.created_at, ReportRow.id))).scalars().all()
+            return [_report(r) for r in rows]
+
+        return await self.store.run(work)
+
+
+def _report(row: ReportRow) -> Report:
+    return Report(row.id, row.user_id, row.guild_id, row.item_id, row.note, row.created_at)

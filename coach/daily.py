@@ -1,0 +1,115 @@
+"""Daily rotation rules as pure functions: when a guild's post is due, and which
+bite and question it gets.
+
+DST rule for the post time, in the schedule's timezone:
+- a local time that does not exist (the spring-forward gap, e.g. 02:30 on
+  2026-03-08 in America/New_York) posts at the same wall-clock offset past the
+  gap's start: 02:30 becomes 03:30 local time;
+- a local time that happens twice (fall-back, e.g. 01:30 on 2026-11-01 in
+  America/New_York) posts once, at the first occurrence (the daylight-time one).
+Both follow from PEP 495's fold=0, which is what zoneinfo gives by default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Iterable, Protocol, Sequence
+
+from coach.timeutil import validate_timezone, zone
+
+_TIME = re.compile(r"(\d{1,2}):(\d{2})")
+
+
+def parse_time(text: str) -> time:
+    """'HH:MM' (24-hour; one-digit hours allowed) -> time. Raises ValueError otherwise."""
+    if not isinstance(text, str):
+        raise ValueError("time must be text like 09:30")
+    match = _TIME.fullmatch(text.strip())
+    if not match:
+        raise ValueError(f"time {text[:20]!r} is not HH:MM (24-hour), e.g. 09:30")
+    hour, minute = int(match.group(1)), int(match.group(2))
+    if hour > 23 or minute > 59:
+        raise ValueError(f"time {text.strip()!r} is out of range: hours 00-23, minutes 00-59")
+    return time(hour, minute)
+
+
+def format_time(value: time) -> str:
+    return f"{value.hour:02d}:{value.minute:02d}"
+
+
+class HasPostTime(Protocol):
+    local_time: time
+    timezone: str
+
+
+def post_time_on(schedule: HasPostTime, local_day: date) -> datetime:
+    """The UTC instant of the post for `local_day` (DST rule in the module docstring)."""
+    tz = zone(schedule.timezone)
+    wall = datetime.combine(local_day, schedule.local_time).replace(tzinfo=tz, fold=0)
+    return wall.astimezone(timezone.utc)
+
+
+def next_post_time(schedule: HasPostTime, now: datetime) -> datetime:
+    """The first post instant strictly after `now`, in UTC."""
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
+    today = now.astimezone(zone(schedule.timezone)).date()
+    for offset in range(0, 3):
+        candidate = post_time_on(schedule, today + timedelta(days=offset))
+        if candidate > now:
+            return candidate
+    raise AssertionError("a post time exists within three local days")  # pragma: no cover
+
+
+def validate_schedule(local_time: time | str, timezone_name: str) -> tuple[time, str]:
+    """Parse and check what an admin typed; raises ValueError with a readable reason."""
+    parsed = parse_time(local_time) if isinstance(local_time, str) else local_time
+    if not isinstance(parsed, time):
+        raise ValueError("time must be HH:MM")
+    return time(parsed.hour, parsed.minute), validate_timezone(timezone_name)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    bite_id: str
+    question_id: str
+
+
+def _tiebreak(guild_id: int, local_day: date, question_id: str) -> str:
+    return hashlib.sha256(f"{guild_id}|{local_day.isoformat()}|{question_id}".encode()).hexdigest()
+
+
+def choose_daily(
+    guild_id: int, local_day: date, candidates: Sequence[Candidate], history: Iterable[Candidate]
+) -> Candidate:
+    """Pick today's (bite, question) for a guild, given every earlier pick in the track.
+
+    Order of preference: the question posted least often (so no question repeats
+    until every question has been posted), then the bite posted least often (so no
+    bite repeats until every bite has had its day), then a hash of guild, date and
+    question id, which makes the choice deterministic without being alphabetical.
+    """
+    if not candidates:
+        raise ValueError("the track has no questions to post")
+    question_uses: dict[str, int] = {}
+    bite_uses: dict[str, int] = {}
+    for past in history:
+        question_uses[past.question_id] = question_uses.get(past.question_id, 0) + 1
+        bite_uses[past.bite_id] = bite_uses.get(past.bite_id, 0) + 1
+    return min(
+        candidates,
+        key=lambda c: (
+            question_uses.get(c.question_id, 0),
+            bite_uses.get(c.bite_id, 0),
+            _tiebreak(guild_id, local_day, c.question_id),
+        ),
+    )
+
+
+def daily_option_order(guild_id: int, local_day: date, question_id: str, size: int = 4) -> list[int]:
+    """A deterministic shuffle of the options for one day's post."""
+    digest = _tiebreak(guild_id, local_day, "order:" + question_id)
+    return sorted(range(size), key=lambda i: digest[i * 8 : i * 8 + 8])

@@ -1,0 +1,226 @@
+"""The per-guild daily post: schedule, which posts are due, today's pick
+(recorded before sending), marking it sent, members' answers and the results."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from coach.daily import Candidate, choose_daily, daily_option_order, format_time, parse_time, post_time_on, validate_schedule
+from coach.engine_base import EngineBase
+from coach.errors import InvalidRequest, NotFound
+from coach.quiz import shown_index
+from coach.results import AnswerResult, DailyPick, DailyResults, DuePost, Schedule
+from coach.review import QUESTION, rating_for_answer
+from coach.scoring import XP_DAILY_CORRECT
+from coach.store.models import DailyAnswer, DailyPickRow, DailySchedule
+from coach.timeutil import zone
+
+
+def _schedule(row: DailySchedule) -> Schedule:
+    return Schedule(row.guild_id, row.channel_id, parse_time(row.local_time), row.timezone, row.track, row.enabled)
+
+
+class DailyService(EngineBase):
+    # -- schedule --------------------------------------------------------
+    async def set_schedule(
+        self, guild_id: int, channel_id: int, local_time: time | str, timezone: str, track: str
+    ) -> Schedule:
+        try:
+            at, tz = validate_schedule(local_time, timezone)
+        except ValueError as error:
+            raise InvalidRequest(str(error)) from None
+        if not self.require_track(track).questions:
+            raise InvalidRequest(f"track {track!r} has no questions to post")
+
+        async def work(db):
+            row = await db.get(DailySchedule, guild_id, with_for_update=True)
+            if row is None:
+                row = DailySchedule(guild_id=guild_id)
+                db.add(row)
+            row.channel_id, row.local_time, row.timezone, row.track = channel_id, format_time(at), tz, track
+            row.enabled, row.updated_at = True, self.now()
+            await db.flush()
+            return _schedule(row)
+
+        return await self.store.run(work)
+
+    async def disable_schedule(self, guild_id: int) -> bool:
+        """Stop the guild's daily post; False if it had none."""
+
+        async def work(db):
+            row = await db.get(DailySchedule, guild_id, with_for_update=True)
+            if row is None:
+                return False
+            row.enabled, row.updated_at = False, self.now()
+            return True
+
+        return await self.store.run(work)
+
+    async def get_schedule(self, guild_id: int) -> Schedule | None:
+        async def work(db):
+            row = await db.get(DailySchedule, guild_id)
+            return _schedule(row) if row else None
+
+        return await self.store.run(work)
+
+    async def due_posts(self, now: datetime | None = None) -> list[DuePost]:
+        """Enabled schedules whose post time for their current local date has passed
+        and whose post for that date is not marked sent. A post missed on an earlier
+        day (bot down past midnight) is skipped, not sent late."""
+        now = now or self.now()
+
+        async def work(db):
+            schedules = (await db.execute(select(DailySchedule).where(DailySchedule.enabled.is_(True)))).scalars().all()
+            due = []
+            for row in schedules:
+                schedule = _schedule(row)
+                local_day = now.astimezone(zone(schedule.timezone)).date()
+                post_at = post_time_on(schedule, local_day)
+                if post_at > now:
+                    continue
+                sent = await db.scalar(
+                    select(DailyPickRow.sent_at)
+                    .where(DailyPickRow.guild_id == row.guild_id, DailyPickRow.local_date == local_day)
+                )
+                if sent is None:
+                    due.append(DuePost(schedule, local_day, post_at))
+            return due
+
+        return await self.store.run(work)
+
+    # -- the pick --------------------------------------------------------
+    def _pick(self, row: DailyPickRow) -> DailyPick:
+        view = self.question_view(row.question_id, row.option_order, 0, 1)
+        if view is None:
+            raise NotFound(f"question {row.question_id!r} of the {row.local_date} post is no longer in the catalog")
+        return DailyPick(
+            pick_id=row.id, guild_id=row.guild_id, local_date=row.local_date, track=row.track, bite_id=row.bite_id,
+            bite_title=self.bite_title(row.bite_id), question=view, sent=row.sent_at is not None,
+            message_ids=tuple(row.message_ids or ()),
+        )
+
+    async def _pick_row(self, db, guild_id: int, local_date: date) -> DailyPickRow | None:
+        query = select(DailyPickRow).where(DailyPickRow.guild_id == guild_id, DailyPickRow.local_date == local_date)
+        return (await db.execute(query)).scalar_one_or_none()
+
+    async def pick_daily(self, guild_id: int, local_date: date, track: str | None = None) -> DailyPick:
+        """Today's bite and question for the guild: chosen once, stored, and returned
+        unchanged on every later call. Call it before sending; see `DailyPick.nonce`."""
+
+        async def work(db):
+            row = await self._pick_row(db, guild_id, local_date)
+            if row is not None:
+                return self._pick(row)
+            chosen_track = track or await self._schedule_track(db, guild_id)
+            questions = self.require_track(chosen_track).questions
+            candidates = [Candidate(q.bite_id, q.id) for q in questions]
+            history_rows = await db.execute(
+                select(DailyPickRow.bite_id, DailyPickRow.question_id)
+                .where(DailyPickRow.guild_id == guild_id, DailyPickRow.track == chosen_track)
+            )
+            history = [Candidate(b, q) for b, q in history_rows]
+            try:
+                choice = choose_daily(guild_id, local_date, candidates, history)
+            except ValueError as error:
+                raise InvalidRequest(str(error)) from None
+            row = DailyPickRow(
+                guild_id=guild_id, local_date=local_date, track=chosen_track, bite_id=choice.bite_id,
+                question_id=choice.question_id, option_order=daily_option_order(guild_id, local_date, choice.question_id),
+                created_at=self.now(),
+            )
+            db.add(row)
+            await db.flush()
+            return self._pick(row)
+
+        try:
+            return await self.store.run(work)
+        except IntegrityError:  # a concurrent caller stored the pick first: return theirs
+            return await self.store.run(work)
+
+    async def _schedule_track(self, db, guild_id: int) -> str:
+        row = await db.get(DailySchedule, guild_id)
+        if row is None:
+            raise NotFound(f"guild {guild_id} has no daily schedule; pass a track")
+        return row.track
+
+    async def mark_daily_sent(self, guild_id: int, local_date: date, message_ids) -> DailyPick:
+        """Record that the post went out (first call wins; later calls change nothing)."""
+
+        async def work(db):
+            row = await self._pick_row(db, guild_id, local_date)
+            if row is None:
+                raise NotFound(f"no daily pick for guild {guild_id} on {local_date}")
+            if row.sent_at is None:
+                row.sent_at, row.message_ids = self.now(), [int(m) for m in message_ids]
+            return self._pick(row)
+
+        return await self.store.run(work)
+
+    # -- answers ---------------------------------------------------------
+    async def record_daily_answer(self, guild_id: int, local_date: date, user_id: int, choice: int) -> AnswerResult:
+        """A member's answer to the daily question (shown order). Counted once per
+        member; a second click returns outcome "already_answered" with their first choice."""
+        if not isinstance(choice, int) or not 0 <= choice < 4:
+            raise InvalidRequest("choice must be 0-3")
+
+        async def work(db):
+            row = await self._pick_row(db, guild_id, local_date)
+            if row is None:
+                return AnswerResult("not_found", 0, 1)
+            question = self.catalog.questions.get(row.question_id)
+            if question is None:
+                return AnswerResult("not_found", 0, 1)
+            user = await self.user_row(db, user_id)  # serialises this user's writes
+            common = dict(
+                correct_choice=shown_index(row.option_order, question.answer), explanation=question.explanation,
+                bite_id=question.bite_id, bite_title=self.bite_title(question.bite_id), finished=True,
+            )
+            earlier = (
+                await db.execute(
+                    select(DailyAnswer).where(DailyAnswer.guild_id == guild_id, DailyAnswer.local_date == local_date,
+                                              DailyAnswer.user_id == user_id)
+                )
+            ).scalar_one_or_none()
+            if earlier is not None:
+                return AnswerResult("already_answered", 0, 1, correct=earlier.correct, choice=earlier.choice, **common)
+            correct = row.option_order[choice] == question.answer
+            db.add(DailyAnswer(guild_id=guild_id, local_date=local_date, user_id=user_id, choice=choice,
+                               correct=correct, answered_at=self.now()))
+            await db.flush()
+            xp = await self.credit_xp(db, user_id, guild_id, XP_DAILY_CORRECT if correct else 0,
+                                      f"daily:{guild_id}:{local_date.isoformat()}:{user_id}")
+            self.touch_streak(user)
+            due = await self.review_item(db, user_id, QUESTION, question.id, rating_for_answer(correct))
+            return AnswerResult("ok", 0, 1, correct=correct, choice=choice, xp_gained=xp, next_review=due, **common)
+
+        try:
+            return await self.store.run(work)
+        except IntegrityError:
+            return await self.store.run(work)
+
+    async def daily_results(self, guild_id: int, local_date: date) -> DailyResults:
+        """How many members chose each option ("58% chose B")."""
+
+        async def work(db):
+            row = await self._pick_row(db, guild_id, local_date)
+            if row is None:
+                raise NotFound(f"no daily pick for guild {guild_id} on {local_date}")
+            counts = [0, 0, 0, 0]
+            for choice, n in await db.execute(
+                select(DailyAnswer.choice, func.count())
+                .where(DailyAnswer.guild_id == guild_id, DailyAnswer.local_date == local_date)
+                .group_by(DailyAnswer.choice)
+            ):
+                counts[choice] = int(n)
+            total = sum(counts)
+            question = self.catalog.questions.get(row.question_id)
+            return DailyResults(
+                guild_id, local_date, total, tuple(counts),
+                tuple(c / total if total else 0.0 for c in counts),
+                shown_index(row.option_order, question.answer) if question else -1,
+            )
+
+        return await self.store.run(work)

@@ -1,0 +1,171 @@
+"""State and helpers shared by the engine's parts (quiz, progress, account, daily).
+
+Every helper takes the open `AsyncSession` of the caller's transaction, so a whole
+user action (answer + XP + streak + review card) commits or fails as one.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from typing import Callable
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from coach.config import Settings
+from coach.errors import InvalidRequest
+from coach.results import DueItem, QuestionView
+from coach.review import BITE, QUESTION, make_scheduler, review
+from coach.scoring import StreakState, current_streak, record_activity
+from coach.store import Store
+from coach.store.models import ReviewCard, User, XpEvent
+from coach.timeutil import local_date, utcnow
+from content import Catalog
+
+
+class EngineBase:
+    def __init__(
+        self,
+        store: Store,
+        catalog: Catalog,
+        settings: Settings,
+        clock: Callable[[], datetime] = utcnow,
+        rng_seed: int | None = None,
+        enable_fuzzing: bool = True,
+    ):
+        self.store = store
+        self.catalog = catalog
+        self.settings = settings
+        self.clock = clock
+        self.rng = random.Random(rng_seed)
+        self.scheduler = make_scheduler(enable_fuzzing=enable_fuzzing)
+
+    # -- small utilities -------------------------------------------------
+    def now(self) -> datetime:
+        moment = self.clock()
+        if moment.tzinfo is None:
+            raise ValueError("the clock must return timezone-aware datetimes")
+        return moment
+
+    @property
+    def session_expiry(self) -> timedelta:
+        return timedelta(minutes=self.settings.session_expiry_minutes)
+
+    def bite_title(self, bite_id: str) -> str:
+        bite = self.catalog.bites.get(bite_id)
+        return bite.title if bite else bite_id
+
+    def question_view(self, question_id: str, order: list[int], position: int, total: int) -> QuestionView | None:
+        question = self.catalog.questions.get(question_id)
+        if question is None:  # content changed since the session started
+            return None
+        return QuestionView(
+            question_id=question.id,
+            bite_id=question.bite_id,
+            bite_title=self.bite_title(question.bite_id),
+            stem=question.stem,
+            options=tuple(question.options[i] for i in order),
+            position=position,
+            total=total,
+        )
+
+    def _insert(self):
+        if self.store.dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        return insert
+
+    # -- users, XP, streaks, review cards ---------------------------------
+    async def user_row(self, db: AsyncSession, user_id: int, *, lock: bool = True) -> User:
+        """The user's row, created with defaults on first contact, locked for update."""
+        insert = self._insert()
+        await db.execute(
+            insert(User)
+            .values(user_id=user_id, timezone="UTC", keep_answers=False, leaderboard_opt_out=False,
+                    reminders=False, streak_days=0, created_at=self.now())
+            .on_conflict_do_nothing(index_elements=[User.user_id])
+        )
+        query = select(User).where(User.user_id == user_id)
+        if lock:
+            query = query.with_for_update()
+        return (await db.execute(query.execution_options(populate_existing=True))).scalar_one()
+
+    async def credit_xp(self, db: AsyncSession, user_id: int, guild_id: int, amount: int, source_key: str) -> int:
+        """Credit XP once per `source_key`; returns what was credited now (0 if already)."""
+        if amount <= 0:
+            return 0
+        insert = self._insert()
+        credited = await db.execute(
+            insert(XpEvent)
+            .values(user_id=user_id, guild_id=guild_id, amount=amount, source_key=source_key, created_at=self.now())
+            .on_conflict_do_nothing(index_elements=[XpEvent.source_key])
+            .returning(XpEvent.id)
+        )
+        return amount if credited.scalar_one_or_none() is not None else 0
+
+    async def xp_for_keys(self, db: AsyncSession, keys: list[str]) -> int:
+        if not keys:
+            return 0
+        total = await db.scalar(select(func.coalesce(func.sum(XpEvent.amount), 0)).where(XpEvent.source_key.in_(keys)))
+        return int(total or 0)
+
+    def streak_state(self, user: User) -> StreakState:
+        return StreakState(user.streak_days, user.streak_last_day, user.freeze_week)
+
+    def touch_streak(self, user: User) -> int:
+        """Count activity now toward the user's streak; returns the new streak."""
+        today = local_date(self.now(), user.timezone)
+        state = record_activity(self.streak_state(user), today)
+        user.streak_days, user.streak_last_day, user.freeze_week = state.days, state.last_day, state.freeze_week
+        return state.days
+
+    def shown_streak(self, user: User | None) -> int:
+        if user is None:
+            return 0
+        return current_streak(self.streak_state(user), local_date(self.now(), user.timezone))
+
+    async def review_item(self, db: AsyncSession, user_id: int, kind: str, item_id: str, rating) -> datetime:
+        """Apply one FSRS review to the (user, kind, item) card; returns when it is due next."""
+        now = self.now()
+        row = (
+            await db.execute(
+                select(ReviewCard)
+                .where(ReviewCard.user_id == user_id, ReviewCard.kind == kind, ReviewCard.item_id == item_id)
+                .with_for_update()
+            )
+        ).scalar_one_or_none()
+        card = review(self.scheduler, row.card if row else None, rating, now)
+        if row is None:
+            row = ReviewCard(user_id=user_id, kind=kind, item_id=item_id, card_id=card.card_id, reviews=0)
+            db.add(row)
+        row.card = card.to_dict()
+        row.due = card.due
+        row.last_rating = int(rating)
+        row.reviews = (row.reviews or 0) + 1
+        row.updated_at = now
+        await db.flush()
+        return card.due
+
+    async def due_items(self, db: AsyncSession, user_id: int) -> list[DueItem]:
+        """Cards due now whose item is still in the catalog, most overdue first."""
+        rows = await db.execute(
+            select(ReviewCard.kind, ReviewCard.item_id, ReviewCard.due)
+            .where(ReviewCard.user_id == user_id, ReviewCard.due <= self.now())
+            .order_by(ReviewCard.due, ReviewCard.item_id)
+        )
+        items = []
+        for kind, item_id, due in rows:
+            if kind == QUESTION and item_id in self.catalog.questions:
+                items.append(DueItem(QUESTION, item_id, self.bite_title(self.catalog.questions[item_id].bite_id), due))
+            elif kind == BITE and item_id in self.catalog.bites:
+                items.append(DueItem(BITE, item_id, self.bite_title(item_id), due))
+        return items
+
+    def require_track(self, track: str):
+        found = self.catalog.tracks.get(track)
+        if found is None:
+            known = ", ".join(sorted(self.catalog.tracks)) or "none"
+            raise InvalidRequest(f"unknown track {track!r} (known: {known})")
+        return found

@@ -1,0 +1,201 @@
+"""The tables. Times are aware UTC (`UTCDateTime`); Discord ids are 64-bit.
+
+Idempotency lives in constraints, not in application checks: one answer per
+(session, position), one daily pick per (guild, date), one daily answer per
+(guild, date, user), one XP credit per `source_key`, one active session per
+(user, guild) through a partial unique index.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import (
+    JSON, BigInteger, Boolean, Date, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint, text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from coach.store.types import BigId, UTCDateTime
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+ITEM_ID = String(100)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class User(Base):
+    __tablename__ = "users"
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    keep_answers: Mapped[bool] = mapped_column(Boolean, default=False)
+    leaderboard_opt_out: Mapped[bool] = mapped_column(Boolean, default=False)
+    reminders: Mapped[bool] = mapped_column(Boolean, default=False)
+    streak_days: Mapped[int] = mapped_column(Integer, default=0)
+    streak_last_day: Mapped[date | None] = mapped_column(Date)
+    # ISO week ("2026-W48") whose one allowed missed day was already forgiven.
+    freeze_week: Mapped[str | None] = mapped_column(String(10))
+    last_reminder_on: Mapped[date | None] = mapped_column(Date)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+ACTIVE = "active"
+
+
+class QuizSession(Base):
+    __tablename__ = "quiz_sessions"
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    track: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))  # quiz | review
+    status: Mapped[str] = mapped_column(String(16))  # active | finished | abandoned | expired
+    question_ids: Mapped[list] = mapped_column(JSON)
+    option_orders: Mapped[list] = mapped_column(JSON)  # per question: shown index -> authored index
+    position: Mapped[int] = mapped_column(Integer, default=0)  # index of the next unanswered question
+    correct_count: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    __table_args__ = (
+        Index(
+            "uq_quiz_sessions_one_active", "user_id", "guild_id", unique=True,
+            sqlite_where=text("status = 'active'"), postgresql_where=text("status = 'active'"),
+        ),
+        Index("ix_quiz_sessions_status_updated_at", "status", "updated_at"),
+    )
+
+
+class QuizAnswer(Base):
+    __tablename__ = "quiz_answers"
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("quiz_sessions.id", ondelete="CASCADE"))
+    question_index: Mapped[int] = mapped_column(Integer)
+    question_id: Mapped[str] = mapped_column(ITEM_ID)
+    bite_id: Mapped[str] = mapped_column(ITEM_ID)
+    user_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    choice: Mapped[int] = mapped_column(Integer)  # in the shown order
+    correct: Mapped[bool] = mapped_column(Boolean)
+    answered_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Lets a retried request recognise its own earlier, committed write.
+    request_id: Mapped[str | None] = mapped_column(String(32))
+
+    __table_args__ = (UniqueConstraint("session_id", "question_index"),)
+
+
+class ReviewCard(Base):
+    __tablename__ = "cards"
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    kind: Mapped[str] = mapped_column(String(16))  # question | bite
+    item_id: Mapped[str] = mapped_column(ITEM_ID)
+    card_id: Mapped[int] = mapped_column(BigInteger)  # FSRS card id: epoch milliseconds
+    card: Mapped[dict] = mapped_column(JSON)  # fsrs.Card.to_dict()
+    due: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_rating: Mapped[int | None] = mapped_column(Integer)
+    reviews: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (
+        UniqueConstraint("user_id", "kind", "item_id"),
+        Index("ix_cards_user_id_due", "user_id", "due"),
+        Index("ix_cards_due", "due"),
+    )
+
+
+class Attempt(Base):
+    __tablename__ = "attempts"
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    bite_id: Mapped[str] = mapped_column(ITEM_ID)
+    score: Mapped[int] = mapped_column(Integer)
+    grader: Mapped[str] = mapped_column(String(32))
+    latency_ms: Mapped[int] = mapped_column(Integer)
+    answer_text: Mapped[str | None] = mapped_column(Text)  # only when the user allowed it
+    attempt_key: Mapped[str | None] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class XpEvent(Base):
+    __tablename__ = "xp_events"
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    amount: Mapped[int] = mapped_column(Integer)
+    source_key: Mapped[str] = mapped_column(String(200), unique=True)  # what earned it; credited once
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index("ix_xp_events_guild_id_created_at", "guild_id", "created_at"),)
+
+
+class DailySchedule(Base):
+    __tablename__ = "daily_schedules"
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    local_time: Mapped[str] = mapped_column(String(5))  # HH:MM
+    timezone: Mapped[str] = mapped_column(String(64))
+    track: Mapped[str] = mapped_column(String(64))
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class DailyPickRow(Base):
+    __tablename__ = "daily_picks"
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    local_date: Mapped[date] = mapped_column(Date)
+    track: Mapped[str] = mapped_column(String(64))
+    bite_id: Mapped[str] = mapped_column(ITEM_ID)
+    question_id: Mapped[str] = mapped_column(ITEM_ID)
+    option_order: Mapped[list] = mapped_column(JSON)
+    message_ids: Mapped[list | None] = mapped_column(JSON)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (UniqueConstraint("guild_id", "local_date"),)
+
+
+class DailyAnswer(Base):
+    __tablename__ = "daily_answers"
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    local_date: Mapped[date] = mapped_column(Date)
+    user_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    choice: Mapped[int] = mapped_column(Integer)  # in the shown order
+    correct: Mapped[bool] = mapped_column(Boolean)
+    answered_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (UniqueConstraint("guild_id", "local_date", "user_id"),)
+
+
+class ReportRow(Base):
+    __tablename__ = "reports"
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    item_id: Mapped[str] = mapped_column(ITEM_ID)
+    note: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+# Every table that holds something about a user, with the column naming them; `forget` walks it.
+USER_OWNED = (
+    (QuizAnswer, QuizAnswer.user_id),
+    (QuizSession, QuizSession.user_id),
+    (ReviewCard, ReviewCard.user_id),
+    (Attempt, Attempt.user_id),
+    (XpEvent, XpEvent.user_id),
+    (DailyAnswer, DailyAnswer.user_id),
+    (ReportRow, ReportRow.user_id),
+    (User, User.user_id),
+)

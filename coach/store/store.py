@@ -1,0 +1,120 @@
+"""The async database handle: engine set-up per backend, transactions with one
+retry on a dropped connection, and `upgrade()` to run the packaged migrations."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Awaitable, Callable, TypeVar
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
+    """WAL so readers never block the writer; a busy timeout so a second writer
+    waits instead of failing; and BEGIN IMMEDIATE so every transaction takes the
+    write lock up front (read-then-write transactions cannot lose an update)."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection):
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _is_disconnect(error: DBAPIError) -> bool:
+    return bool(getattr(error, "connection_invalidated", False))
+
+
+def _is_locked(error: DBAPIError) -> bool:
+    return isinstance(error, OperationalError) and "database is locked" in str(error.orig)
+
+
+class Store:
+    """One per process (or per test). `url` is a SQLAlchemy async URL."""
+
+    def __init__(self, url: str, *, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS, echo: bool = False):
+        self.url = url
+        parsed = make_url(url)
+        self.dialect = parsed.get_backend_name()
+        if self.dialect == "sqlite":
+            database = parsed.database or ""
+            if database and database != ":memory:":
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            self.engine = create_async_engine(
+                url, echo=echo, connect_args={"timeout": busy_timeout_ms / 1000}
+            )
+            _configure_sqlite(self.engine, busy_timeout_ms)
+        else:
+            self.engine = create_async_engine(url, echo=echo, pool_pre_ping=True)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    async def run(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """Run `work` in one transaction and commit it.
+
+        A connection that died under us (PostgreSQL restarted, backend killed, network
+        cut) or a SQLite lock that outlasted the busy timeout gets exactly one retry
+        on a fresh connection. `work` must therefore be safe to run twice: every write
+        in the engine is guarded by a unique constraint or a conditional update.
+        """
+        for attempt in (1, 2):
+            try:
+                async with self.sessions() as session:
+                    async with session.begin():
+                        return await work(session)
+            except DBAPIError as error:
+                retryable = _is_disconnect(error) or _is_locked(error)
+                if attempt == 2 or not retryable:
+                    raise
+                log.warning("database transaction failed (%s); retrying once", type(error.orig).__name__)
+                await asyncio.sleep(0.05)
+        raise AssertionError("unreachable")
+
+    async def upgrade(self, revision: str = "head") -> None:
+        """Apply the packaged Alembic migrations up to `revision`."""
+        from coach.migrations import alembic_config  # local: alembic is only needed here
+
+        def _upgrade(sync_connection):
+            from alembic import command
+
+            config = alembic_config(self.url)
+            config.attributes["connection"] = sync_connection
+            command.upgrade(config, revision)
+
+        async with self.engine.begin() as connection:
+            await connection.run_sync(_upgrade)
+
+    async def current_revision(self) -> str | None:
+        def _current(sync_connection):
+            from alembic.runtime.migration import MigrationContext
+
+            return MigrationContext.configure(sync_connection).get_current_revision()
+
+        async with self.engine.connect() as connection:
+            return await connection.run_sync(_current)
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+    async def __aenter__(self) -> "Store":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.dispose()

@@ -1,0 +1,47 @@
+"""Time helpers shared by the engine: an aware UTC clock and IANA timezone checks."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+UTC = timezone.utc
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@lru_cache(maxsize=1)
+def _known_zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def validate_timezone(name: str) -> str:
+    """Return the IANA name unchanged, or raise ValueError saying why it is not one.
+
+    Checked against the tz database's list first, so odd input (paths, NULs,
+    very long strings) never reaches the file lookup inside zoneinfo.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("timezone is empty; use an IANA name such as Europe/Paris")
+    name = name.strip()
+    if name not in _known_zones() and name != "UTC":
+        raise ValueError(f"unknown timezone {name[:60]!r}; use an IANA name such as America/New_York")
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError) as error:  # pragma: no cover - list and files disagree
+        raise ValueError(f"timezone {name!r} is not installed: {error}") from None
+    return name
+
+
+def zone(name: str) -> ZoneInfo:
+    return ZoneInfo(validate_timezone(name))
+
+
+def local_date(moment: datetime, timezone_name: str) -> date:
+    """The calendar date at `moment` in the given timezone."""
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime: the engine works in timezone-aware UTC")
+    return moment.astimezone(zone(timezone_name)).date()
