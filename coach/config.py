@@ -33,6 +33,8 @@ class Settings(BaseSettings):
     discord_dev_guild_id: int | None = Field(
         None, description="Sync slash commands to this guild only (instant; for development)."
     )
+    discord_api_base: str | None = Field(None, description="Another Discord REST base (the local fake in tests).")
+    discord_gateway_url: str | None = Field(None, description="Another Discord gateway URL (the local fake in tests).")
     database_url: str = Field("sqlite+aiosqlite:///var/coach.db", description="SQLAlchemy async URL.")
     data_dir: Path = Field(Path("var"), description="Writable folder: SQLite file, index, models.")
 
