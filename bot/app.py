@@ -1,0 +1,108 @@
+"""The Discord client: slash commands, the dynamic button, modal submissions, and
+the background loops (daily posts, reminder DMs)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import discord
+from discord import app_commands
+
+from bot import commands
+from bot.daily_poster import DailyPoster, Reminders, every
+from bot.discord_adapter import DiscordAdapter
+from bot.handlers import Handlers
+from bot.replies import Reply
+from bot.views import CoachButton, message_kwargs
+
+log = logging.getLogger("coach.bot.discord")
+
+
+def point_at(api_base: str | None, gateway_url: str | None) -> None:
+    """Use another Discord (the local fake in tests and benchmarks)."""
+    if api_base:
+        discord.http.Route.BASE = api_base.rstrip("/")
+    if gateway_url:
+        import yarl
+
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+class CoachBot(discord.Client):
+    def __init__(self, services, *, dev_guild_id: int | None = None, poll_seconds: float = 30.0,
+                 background: bool = True):
+        super().__init__(intents=discord.Intents.none() | discord.Intents(guilds=True))
+        self.services = services
+        self.handlers = Handlers(services)
+        self.adapter = DiscordAdapter(self.handlers)
+        self.tree = app_commands.CommandTree(self)
+        self.dev_guild_id = dev_guild_id
+        self.poll_seconds = poll_seconds
+        self.background = background
+        self.poster = DailyPoster(services.coach, services.catalog, self.send_post, self.warn_admin)
+        self.reminders = Reminders(services.coach, self.send_dm)
+        self.synced = asyncio.Event()
+        self._tasks: list[asyncio.Task] = []
+        commands.register(self.tree, self.adapter, self.handlers, list(services.catalog.tracks))
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(CoachButton)
+        if self.dev_guild_id:
+            guild = discord.Object(self.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        else:
+            await self.tree.sync()
+        self.synced.set()
+        if self.background:
+            self._tasks.append(asyncio.create_task(every(self.poll_seconds, self.poster.run_once, "daily")))
+            self._tasks.append(asyncio.create_task(every(self.poll_seconds * 2, self.reminders.run_once, "reminders")))
+            self._tasks.append(asyncio.create_task(self.services.warm_up()))
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        # Modal submissions are routed by custom_id here, so they work after a restart too.
+        if interaction.type == discord.InteractionType.modal_submit:
+            await self.adapter.on_submit(interaction)
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await super().close()
+
+    # ----- what the background jobs call -----------------------------------------------
+    async def send_post(self, channel_id: int, reply: Reply, nonce: str) -> int:
+        channel = self.get_partial_messageable(channel_id)
+        kwargs = {k: v for k, v in message_kwargs(reply).items() if v is not None}
+        try:
+            message = await channel.send(**kwargs, nonce=nonce)
+        except discord.Forbidden as error:
+            raise PermissionError(str(error)) from error
+        except discord.NotFound as error:
+            raise LookupError(str(error)) from error
+        return message.id
+
+    async def warn_admin(self, guild_id: int, text: str) -> None:
+        guild = self.get_guild(guild_id)
+        if guild is not None and guild.owner_id:
+            await self.send_dm(guild.owner_id, text)
+
+    async def send_dm(self, user_id: int, text: str) -> None:
+        channel = await self.create_dm(discord.Object(user_id))
+        await channel.send(text[:2000])
+
+
+async def run_discord(settings) -> int:
+    """Run the bot on Discord until interrupted."""
+    from bot.services import build_services
+
+    point_at(settings.discord_api_base, settings.discord_gateway_url)
+    services = await build_services(settings)
+    bot = CoachBot(services, dev_guild_id=settings.discord_dev_guild_id)
+    try:
+        await bot.start(settings.discord_token.get_secret_value())
+    finally:
+        if not bot.is_closed():
+            await bot.close()
+        await services.close()
+    return 0

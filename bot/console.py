@@ -1,0 +1,209 @@
+"""`coach chat`: the Discord commands in a terminal, through the same handlers.
+
+Commands are typed as on Discord with options written name:value
+(`/quiz inference count:5`, `/bite kv cache`, `/explain`); a reply's buttons are
+pressed by their letter (a-d), a word (`next`, `stop`) or their number. With stdin
+not a terminal, commands are read line by line until the end of input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import shlex
+import sys
+
+from bot.handlers import Actor, Handlers
+from bot.replies import Reply
+
+CONSOLE_USER = Actor(user_id=1, guild_id=1, name="you", can_manage_guild=False, request_id="")
+WELCOME = "Interview Coach — console mode (no Discord needed). Type /help for commands, /quit to leave."
+_BOLD = re.compile(r"\*\*(.+?)\*\*|\*(.+?)\*")
+
+
+def plain(text: str) -> str:
+    return _BOLD.sub(lambda m: m.group(1) or m.group(2), text or "")
+
+
+def format_reply(reply: Reply) -> str:
+    lines = []
+    if reply.content:
+        lines.append(plain(reply.content))
+    if reply.embed:
+        e = reply.embed
+        if e.title:
+            lines.append(f"== {plain(e.title)} ==")
+        if e.description:
+            lines.append(plain(e.description))
+        for field in e.fields:
+            lines.append(f"-- {plain(field.name)} --\n{plain(field.value)}")
+        if e.footer:
+            lines.append(f"({plain(e.footer)})")
+    if reply.buttons:
+        labels = "  ".join(f"[{i}] {b.label}" + (f" ({b.key})" if b.key and len(b.key) == 1 else "")
+                           for i, b in enumerate(reply.buttons, start=1))
+        lines.append(labels)
+    return "\n".join(lines)
+
+
+def parse_command(line: str) -> tuple[str, list[str], dict[str, str]]:
+    """'/quiz inference count:5' -> ('quiz', ['inference'], {'count': '5'})."""
+    try:
+        words = shlex.split(line[1:])
+    except ValueError:
+        words = line[1:].split()
+    if not words:
+        return "", [], {}
+    name, rest = words[0].lower(), words[1:]
+    options = {}
+    positional = []
+    for word in rest:
+        key, sep, value = word.partition(":")
+        if sep and re.fullmatch(r"[a-z_]+", key):
+            options[key] = value
+        else:
+            positional.append(word)
+    return name, positional, options
+
+
+def _flag(value: str | None) -> bool | None:
+    if value is None:
+        return None
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+class Console:
+    def __init__(self, handlers: Handlers, stdin=None, stdout=None, actor: Actor = CONSOLE_USER):
+        self.handlers = handlers
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
+        self.actor = actor
+        self.interactive = self.stdin.isatty()
+        self.buttons = ()
+        self._turn = 0
+
+    def say(self, text: str) -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    async def read(self, prompt: str = "> ") -> str | None:
+        if self.interactive:
+            self.stdout.write(prompt)
+            self.stdout.flush()
+        line = await asyncio.to_thread(self.stdin.readline)
+        return None if line == "" else line.rstrip("\n")
+
+    def _actor(self) -> Actor:
+        self._turn += 1
+        return Actor(**{**self.actor.__dict__, "request_id": f"console-{self._turn}"})
+
+    async def show(self, reply: Reply) -> None:
+        """Print a reply; a modal becomes a prompt for the answer."""
+        if reply.modal is not None:
+            modal = reply.modal
+            self.say(f"{plain(modal.title)} — {modal.inputs[0].placeholder or modal.inputs[0].label}")
+            text = await self.read("your answer> ")
+            if text is None or not text.strip():
+                self.say("(nothing typed — cancelled)")
+                return
+            if any(i.custom_id == "answer" for i in modal.inputs):
+                self.say("(grading…)")
+            values = {modal.inputs[0].custom_id: text}
+            await self.show(await self.handlers.submit(self._actor(), modal.custom_id, values))
+            return
+        self.say(format_reply(reply))
+        self.buttons = reply.buttons
+        answer = next((b for b in reply.buttons if b.key == "answer"), None)
+        if answer is not None:  # /explain <topic>: go straight to the answer box
+            await self.show(await self.handlers.press(self._actor(), answer.custom_id))
+
+    def _button_for(self, word: str):
+        word = word.strip().lower()
+        if word.isdigit() and 1 <= int(word) <= len(self.buttons):
+            return self.buttons[int(word) - 1]
+        return next((b for b in self.buttons if b.key == word), None)
+
+    async def command(self, line: str) -> bool:
+        """Handle one line; False means quit."""
+        line = line.strip()
+        if not line:
+            return True
+        if line in ("/quit", "/exit", "quit", "exit"):
+            return False
+        if not line.startswith("/"):
+            button = self._button_for(line)
+            if button is None:
+                self.say("Type a command such as /quiz, or a button: a–d, next, or its number. /help lists them.")
+                return True
+            await self.show(await self.handlers.press(self._actor(), button.custom_id))
+            return True
+        name, words, options = parse_command(line)
+        h, actor = self.handlers, self._actor()
+        topic = " ".join(words) or options.get("topic")
+        if name == "quiz":
+            try:
+                count = int(options.get("count", 10))
+            except ValueError:
+                self.say("count must be a number from 5 to 30.")
+                return True
+            reply = await h.quiz(actor, options.get("track") or (words[0] if words else None), count)
+        elif name == "bite":
+            reply = await h.bite(actor, topic)
+        elif name == "explain":
+            reply = await h.explain(actor, topic)
+        elif name == "review":
+            reply = await h.review(actor)
+        elif name == "stats":
+            reply = await h.stats(actor)
+        elif name == "leaderboard":
+            reply = await h.leaderboard(actor, options.get("period") or (words[0] if words else "week"))
+        elif name == "settings":
+            reply = await h.settings(actor, timezone=options.get("timezone"),
+                                     keep_answers=_flag(options.get("keep_answers")),
+                                     leaderboard=_flag(options.get("leaderboard")),
+                                     reminders=_flag(options.get("reminders")))
+        elif name == "forget":
+            reply = await h.forget(actor)
+        elif name == "help":
+            reply = await h.help(actor, console=True)
+        elif name == "daily":
+            self.say("/daily posts in a Discord server channel; it has no console version.")
+            return True
+        else:
+            self.say(f"Unknown command /{name}. /help lists the commands.")
+            return True
+        await self.show(reply)
+        return True
+
+    async def run(self) -> int:
+        self.say(WELCOME)
+        await self.show(await self.handlers.help(self._actor(), console=True))
+        while True:
+            line = await self.read()
+            if line is None:
+                return 0
+            try:
+                if not await self.command(line):
+                    self.say("Bye — good luck with the interview!")
+                    return 0
+            except Exception:
+                logging.getLogger("coach.bot.console").exception("command failed")
+                self.say("Something went wrong on my side — your progress is safe. Please try again.")
+
+
+async def run_console(settings, stdin=None, stdout=None) -> int:
+    from bot.services import build_services
+
+    services = await build_services(settings)
+    try:
+        return await Console(Handlers(services), stdin, stdout).run()
+    finally:
+        await services.close()
+
+
+def chat_command(args) -> int:
+    from bot.runner import prepare
+
+    settings = prepare(console=True)
+    return asyncio.run(run_console(settings))

@@ -1,0 +1,137 @@
+"""Glue between discord.py interactions and the shared handlers.
+
+Every interaction is acknowledged within Discord's 3 seconds: a handler that
+finishes within ACK_BUDGET_S answers directly (one round trip); a slower one, and
+any grading, is deferred first and followed up. One log line per interaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Awaitable, Callable
+
+import discord
+
+from bot import custom_ids
+from bot.handlers import Actor, Handlers
+from bot.replies import Reply, notice
+from bot.views import AnswerModal, message_kwargs, modal_trigger
+
+log = logging.getLogger("coach.bot.interactions")
+
+ACK_BUDGET_S = 1.5
+SORRY = "Something went wrong on my side — your progress is safe. Please try again."
+
+
+def actor_of(interaction: discord.Interaction) -> Actor:
+    perms = interaction.permissions
+    return Actor(
+        user_id=interaction.user.id,
+        guild_id=interaction.guild_id or 0,
+        name=interaction.user.display_name,
+        can_manage_guild=bool(interaction.guild_id) and (perms.manage_guild or perms.administrator),
+        request_id=str(interaction.id),
+    )
+
+
+class DiscordAdapter:
+    def __init__(self, handlers: Handlers):
+        self.handlers = handlers
+
+    # ----- entry points ------------------------------------------------------------------
+    async def on_command(self, interaction: discord.Interaction, name: str,
+                         work: Callable[[Actor], Awaitable[Reply]], *, slow: bool = False) -> None:
+        await self._run(interaction, name, lambda: work(actor_of(interaction)), slow=slow, from_button=False)
+
+    async def on_press(self, interaction: discord.Interaction, custom_id: str) -> None:
+        decoded = custom_ids.decode(custom_id)
+        name = f"button:{decoded.action if decoded else '?'}"
+        actor = actor_of(interaction)
+        await self._run(interaction, name, lambda: self.handlers.press(actor, custom_id),
+                        slow=self.handlers.is_slow(custom_id), from_button=True)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        data = interaction.data or {}
+        custom_id = data.get("custom_id", "")
+        values = {}
+        for row in data.get("components", []):
+            for item in row.get("components", []) or [row.get("component") or {}]:
+                if item.get("custom_id"):
+                    values[item["custom_id"]] = item.get("value") or ""
+        decoded = custom_ids.decode(custom_id)
+        name = f"modal:{decoded.action if decoded else '?'}"
+        actor = actor_of(interaction)
+        slow = decoded is not None and decoded.action == "answer_modal"
+        await self._run(interaction, name, lambda: self.handlers.submit(actor, custom_id, values),
+                        slow=slow, from_button=False)
+
+    # ----- responding ---------------------------------------------------------------------
+    async def _run(self, interaction, name: str, work: Callable[[], Awaitable[Reply]], *, slow: bool,
+                   from_button: bool) -> None:
+        started = time.perf_counter()
+        ack_ms = None
+        outcome = "error"
+        task = asyncio.ensure_future(self._safely(work))
+        try:
+            if not slow:
+                done, _ = await asyncio.wait({task}, timeout=ACK_BUDGET_S)
+            if slow or not done:
+                # Too slow for a direct answer: acknowledge now, follow up when done.
+                edit = from_button and not slow
+                await self._defer(interaction, edit=edit)
+                ack_ms = (time.perf_counter() - started) * 1000
+                reply = await task
+                await self._follow_up(interaction, reply, deferred_update=edit)
+            else:
+                reply = task.result()
+                await self._answer(interaction, reply, from_button=from_button)
+                ack_ms = (time.perf_counter() - started) * 1000
+            outcome = reply.outcome
+        except discord.NotFound as error:  # 10062: too late, or the interaction vanished
+            outcome = f"discord:{error.code}"
+        except discord.HTTPException as error:
+            outcome = f"discord:{error.status}:{error.code}"
+        finally:
+            if not task.done():
+                task.cancel()
+            log.info("interaction", extra={
+                "name": name, "user": interaction.user.id, "guild": interaction.guild_id or 0,
+                "outcome": outcome, "ack_ms": round(ack_ms, 1) if ack_ms is not None else None,
+                "total_ms": round((time.perf_counter() - started) * 1000, 1),
+            })
+
+    @staticmethod
+    async def _safely(work: Callable[[], Awaitable[Reply]]) -> Reply:
+        try:
+            return await work()
+        except Exception:
+            log.exception("handler failed")
+            return notice(SORRY, outcome="error")
+
+    @staticmethod
+    async def _defer(interaction: discord.Interaction, *, edit: bool) -> None:
+        if edit:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+
+    @staticmethod
+    async def _answer(interaction: discord.Interaction, reply: Reply, *, from_button: bool) -> None:
+        if reply.modal is not None:
+            await interaction.response.send_modal(AnswerModal(reply.modal))
+        elif from_button and reply.edit:
+            await interaction.response.edit_message(**message_kwargs(reply))
+        else:
+            await interaction.response.send_message(**message_kwargs(reply), ephemeral=reply.ephemeral)
+
+    @staticmethod
+    async def _follow_up(interaction: discord.Interaction, reply: Reply, *, deferred_update: bool) -> None:
+        if reply.modal is not None:
+            reply = modal_trigger(reply)
+        if deferred_update and reply.edit:
+            await interaction.edit_original_response(**message_kwargs(reply))
+        else:
+            kwargs = {k: v for k, v in message_kwargs(reply).items() if v is not None}
+            await interaction.followup.send(**kwargs, ephemeral=reply.ephemeral)

@@ -1,0 +1,377 @@
+"""The bot's behaviour, shared by Discord and the console: each handler takes the
+actor and the command's options, calls a coach service, and returns a Reply.
+
+Buttons and modals come back through `press` and `submit` with their custom_id;
+the id names the action and object, the actor comes from the interaction, and
+ownership is always checked against the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+
+from bot import custom_ids as ids
+from bot import render
+from bot.replies import Reply, notice
+from coach.daily import next_post_time
+from coach.errors import CoachError, InvalidRequest, NotFound, NotOwner
+from coach.timeutil import local_date
+
+log = logging.getLogger("coach.bot")
+
+PERIODS = ("week", "month", "all")
+SLOW_ACTIONS = {"regrade", "answer_modal"}  # grading: defer first
+
+
+@dataclass(frozen=True)
+class Actor:
+    user_id: int
+    guild_id: int = 0  # 0: a DM or the console
+    name: str = ""
+    can_manage_guild: bool = False
+    request_id: str = ""  # the interaction id: makes a retried grading idempotent
+
+
+class Handlers:
+    def __init__(self, services):
+        self.services = services
+        self.coach = services.coach
+        self.catalog = services.catalog
+        self._forget_nonces: dict[int, str] = {}
+
+    # ----- quiz -------------------------------------------------------------------------
+    def default_track(self) -> str:
+        return next(iter(self.catalog.tracks))
+
+    async def quiz(self, actor: Actor, track: str | None = None, count: int = 10) -> Reply:
+        track = track or self.default_track()
+        if track not in self.catalog.tracks:
+            names = ", ".join(self.catalog.tracks)
+            return notice(f"There is no track called {track!r}. Tracks: {names}.", outcome="invalid")
+        try:
+            result = await self.coach.start_quiz(actor.user_id, actor.guild_id, track, count)
+        except InvalidRequest as error:
+            return notice(f"{error}.", outcome="invalid")
+        if result.conflict is not None:
+            return render.conflict(result.conflict)
+        reply = render.question(result.session)
+        return Reply(**{**reply.__dict__, "edit": False})
+
+    async def review(self, actor: Actor) -> Reply:
+        result = await self.coach.start_review(actor.user_id, actor.guild_id)
+        if result.conflict is not None:
+            return render.conflict(result.conflict)
+        if result.session is None:
+            return render.nothing_due(result.explain_again)
+        reply = render.question(result.session)
+        return Reply(**{**reply.__dict__, "edit": False})
+
+    async def _owned_session(self, actor: Actor, session: str):
+        if not session.isdigit():
+            return None
+        state = await self.coach.get_session(int(session))
+        return state if state is not None and state.user_id == actor.user_id else None
+
+    async def _answer(self, actor: Actor, session: str, position: int, choice: int) -> Reply:
+        if not session.isdigit():
+            return notice("I can't find that quiz any more. Start a new one with `/quiz`.", outcome="not_found")
+        result = await self.coach.answer(actor.user_id, int(session), position, choice)
+        if not result.counted:
+            return render.answer_refused(result)
+        state = await self.coach.get_session(int(session))
+        question = None
+        if state is not None:
+            # The state has moved on; rebuild the answered question for the explanation.
+            question = await self._question_at(state, position)
+        return render.answered(result, _with_question(state, question))
+
+    async def _question_at(self, state, position: int):
+        getter = getattr(self.coach, "question_at", None)
+        if getter is not None:
+            return await getter(state.session_id, position)
+        return state.question if state.question and state.question.position == position else None
+
+    async def _next(self, actor: Actor, session: str, position: int) -> Reply:
+        state = await self._owned_session(actor, session)
+        if state is None:
+            return notice("That quiz isn't yours, or it is gone. Start your own with `/quiz`.", outcome="not_owner")
+        if state.active and state.question is not None:
+            return render.question(state)
+        return render.summary(await self.coach.finish(state.session_id))
+
+    async def _stop(self, actor: Actor, session: str) -> Reply:
+        state = await self._owned_session(actor, session)
+        if state is None:
+            return notice("That quiz isn't yours, or it is gone.", outcome="not_owner")
+        if state.active:
+            try:
+                await self.coach.abandon(actor.user_id, state.session_id)
+            except (NotFound, NotOwner):
+                return notice("That quiz isn't yours, or it is gone.", outcome="not_owner")
+        return render.summary(await self.coach.finish(state.session_id))
+
+    async def _quiz_bite(self, actor: Actor, bite_id: str) -> Reply:
+        bite = self.catalog.bites.get(bite_id)
+        if bite is None:
+            return notice("I don't know that bite any more.", outcome="not_found")
+        starter = getattr(self.coach, "start_bite_quiz", None)
+        if starter is None:
+            return await self.quiz(actor, bite.track, 5)
+        result = await starter(actor.user_id, actor.guild_id, bite_id)
+        if result.conflict is not None:
+            return render.conflict(result.conflict)
+        return Reply(**{**render.question(result.session).__dict__, "edit": False})
+
+    # ----- bites and explanations -------------------------------------------------------
+    async def find_bite(self, topic: str):
+        """The best bite for free-form topic words: an exact id or title first, then retrieval."""
+        text = topic.strip().lower()
+        slug = "-".join(text.split())
+        if slug in self.catalog.bites:
+            return self.catalog.bites[slug], ()
+        for bite in self.catalog.bites.values():
+            if bite.title.lower() == text:
+                return bite, ()
+        topics = await self.services.topics()
+        found = await asyncio.to_thread(topics.find, topic, 4)
+        if not found.results:
+            return None, ()
+        best = found.results[0]
+        return self.catalog.bites.get(best.bite_id), tuple(found.results[1:])
+
+    async def bite(self, actor: Actor, topic: str | None = None) -> Reply:
+        if topic and topic.strip():
+            bite, others = await self.find_bite(topic)
+            if bite is None:
+                return notice("I couldn't find a bite on that. Try other words, or `/bite` for today's.",
+                              outcome="not_found")
+            return render.bite(bite)
+        return render.bite(self._todays_bite(actor), heading="Today's bite")
+
+    def _todays_bite(self, actor: Actor):
+        bites = list(self.catalog.bites.values())
+        day = int(time.time() // 86400)
+        return bites[(day + actor.guild_id) % len(bites)]
+
+    async def explain(self, actor: Actor, topic: str | None = None) -> Reply:
+        if not topic or not topic.strip():
+            return render.answer_modal(None, max_chars=self.services.settings.answer_max_chars)
+        bite, _ = await self.find_bite(topic)
+        if bite is None:
+            return notice("I couldn't find a bite on that. Try `/explain` with no topic and just answer.",
+                          outcome="not_found")
+        return render.explain_prompt(bite)
+
+    async def grade(self, actor: Actor, answer: str, bite_id: str | None) -> Reply:
+        wait = self.services.explain_cooldown.wait_time(actor.user_id)
+        if wait > 0:
+            return notice(
+                f"Grading takes a while, so I keep it to {self.services.settings.explain_rate_limit} explanations "
+                f"every {self.services.settings.explain_rate_window_s // 60 or 1} minutes. "
+                f"Take a breath and try again in {int(wait) + 1} seconds.",
+                outcome="cooldown",
+            )
+        try:
+            grader = await self.services.grader()
+        except Exception:
+            log.exception("grader failed to load")
+            grader = None
+        if grader is None:
+            return notice("Grading is unavailable right now, sorry — your answer was not stored. Try again later.",
+                          outcome="grading_unavailable")
+        started = time.perf_counter()
+        result = await grader.grade(answer, bite_id=bite_id)
+        latency_ms = int(1000 * (time.perf_counter() - started))
+        draft = self.services.drafts.put(actor.user_id, answer)
+        kind = type(result).__name__
+        if kind == "OffTopic":
+            return render.off_topic(result, draft=draft)
+        if kind == "GradeError":
+            return notice(result.message, outcome=result.error)
+        await self.coach.record_attempt(
+            actor.user_id, actor.guild_id, result.bite_id, result.score, result.grader, latency_ms, answer,
+            attempt_key=f"{actor.request_id}:{result.bite_id}" if actor.request_id else None,
+        )
+        alternatives = ()
+        if bite_id is None:
+            topics = await self.services.topics()
+            found = await asyncio.to_thread(topics.find, answer, 4)
+            alternatives = tuple(h for h in found.results if h.bite_id != result.bite_id)
+        return render.grade(result, draft=draft, alternatives=alternatives, retrieved=bite_id is None)
+
+    async def _regrade(self, actor: Actor, bite_id: str, draft: str) -> Reply:
+        text = self.services.drafts.get(actor.user_id, draft)
+        bite = self.catalog.bites.get(bite_id)
+        if bite is None:
+            return notice("I don't know that bite any more.", outcome="not_found")
+        if text is None:  # expired, a restart, or not this user's answer: ask again
+            return render.answer_modal(bite, max_chars=self.services.settings.answer_max_chars)
+        return await self.grade(actor, text, bite_id)
+
+    # ----- progress and account ----------------------------------------------------------
+    async def stats(self, actor: Actor) -> Reply:
+        return render.stats(await self.coach.stats(actor.user_id, actor.guild_id))
+
+    async def leaderboard(self, actor: Actor, period: str = "week", names: dict | None = None) -> Reply:
+        if period not in PERIODS:
+            return notice("period must be week, month or all.", outcome="invalid")
+        if not actor.guild_id:
+            return notice("The leaderboard is per server; use it in a server.", outcome="invalid")
+        rows = await self.coach.leaderboard(actor.guild_id, period)
+        return render.leaderboard(rows, period, names=names)
+
+    async def settings(self, actor: Actor, **changes) -> Reply:
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if "leaderboard" in changes:  # the option reads "show me"; the store keeps the opt-out
+            changes["leaderboard_opt_out"] = not changes.pop("leaderboard")
+        if not changes:
+            return render.user_settings(await self.coach.get_settings(actor.user_id))
+        try:
+            result = await self.coach.update_settings(actor.user_id, **changes)
+        except InvalidRequest as error:
+            return notice(f"{error}", outcome="invalid")
+        return render.user_settings(result, changed=True)
+
+    async def forget(self, actor: Actor) -> Reply:
+        nonce = secrets.token_hex(4)
+        self._forget_nonces[actor.user_id] = nonce
+        return render.forget_confirm(nonce)
+
+    async def _forget_confirmed(self, actor: Actor, nonce: str) -> Reply:
+        if self._forget_nonces.get(actor.user_id) != nonce:
+            return notice("That confirmation isn't yours or has expired. Run `/forget` again.", outcome="refused")
+        del self._forget_nonces[actor.user_id]
+        await self.coach.forget(actor.user_id)
+        return notice("Done: everything I stored about you is deleted.", outcome="forgotten", edit=True)
+
+    async def help(self, actor: Actor, console: bool = False) -> Reply:
+        return render.help_text(console=console)
+
+    async def _report(self, actor: Actor, kind: str, item_id: str, note: str) -> Reply:
+        known = self.catalog.questions if kind == "q" else self.catalog.bites
+        if item_id not in known:
+            return notice("I don't know that item any more.", outcome="not_found")
+        note = (note or "").strip()
+        if not note:
+            return notice("Please say what is wrong, so a maintainer can fix it.", outcome="invalid")
+        await self.coach.report(actor.user_id, actor.guild_id, item_id, note[:1000])
+        return notice("Thanks — your report is stored and a maintainer will look at it.", outcome="reported")
+
+    # ----- buttons and modals ------------------------------------------------------------
+    @staticmethod
+    def is_slow(custom_id: str) -> bool:
+        decoded = ids.decode(custom_id)
+        return decoded is not None and decoded.action in SLOW_ACTIONS
+
+    async def press(self, actor: Actor, custom_id: str) -> Reply:
+        """A button click (or its console equivalent)."""
+        d = ids.decode(custom_id)
+        if d is None:
+            return notice("That button is no longer valid.", outcome="invalid")
+        try:
+            return await self._press(actor, d)
+        except (NotFound, NotOwner):
+            return notice("That isn't available to you.", outcome="refused")
+        except CoachError as error:
+            return notice(f"{error}", outcome="invalid")
+
+    async def _press(self, actor: Actor, d) -> Reply:
+        if d.action == "answer":
+            return await self._answer(actor, d.session, d.position, d.choice)
+        if d.action == "next":
+            return await self._next(actor, d.session, d.position)
+        if d.action == "stop":
+            return await self._stop(actor, d.session)
+        if d.action == "read":
+            bite = self.catalog.bites.get(d.bite)
+            return render.bite(bite) if bite else notice("I don't know that bite any more.", outcome="not_found")
+        if d.action == "quiz_bite":
+            return await self._quiz_bite(actor, d.bite)
+        if d.action == "explain":
+            bite = self.catalog.bites.get(d.bite)
+            if bite is None:
+                return notice("I don't know that bite any more.", outcome="not_found")
+            return render.answer_modal(bite, max_chars=self.services.settings.answer_max_chars)
+        if d.action == "regrade":
+            return await self._regrade(actor, d.bite, d.draft)
+        if d.action == "report":
+            return render.report_modal(d.kind, d.item)
+        if d.action == "daily":
+            return await self.daily_answer(actor, d.day, d.choice)
+        if d.action == "forget":
+            return await self._forget_confirmed(actor, d.nonce)
+        return notice("That button is no longer valid.", outcome="invalid")
+
+    async def submit(self, actor: Actor, custom_id: str, values: dict[str, str]) -> Reply:
+        """A modal submission."""
+        d = ids.decode(custom_id)
+        if d is None or d.action not in ("answer_modal", "report_modal"):
+            return notice("That form is no longer valid.", outcome="invalid")
+        if d.action == "report_modal":
+            return await self._report(actor, d.kind, d.item, values.get("note", ""))
+        answer = values.get("answer", "")
+        if d.bite is not None and d.bite not in self.catalog.bites:
+            return notice("I don't know that bite any more.", outcome="not_found")
+        return await self.grade(actor, answer, d.bite)
+
+    # ----- daily posts -------------------------------------------------------------------
+    @staticmethod
+    def _refuse_non_admin(actor: Actor) -> Reply | None:
+        if not actor.guild_id:
+            return notice("Daily posts are set per server; run this in a server.", outcome="invalid")
+        if not actor.can_manage_guild:
+            return notice("Only members with the **Manage Server** permission can change daily posts.",
+                          outcome="refused")
+        return None
+
+    async def daily_set(self, actor: Actor, channel_id: int, time_text: str, timezone: str,
+                        track: str | None = None) -> Reply:
+        refusal = self._refuse_non_admin(actor)
+        if refusal:
+            return refusal
+        try:
+            schedule = await self.coach.set_schedule(actor.guild_id, channel_id, time_text, timezone,
+                                                     track or self.default_track())
+        except InvalidRequest as error:
+            return notice(f"{error}", outcome="invalid")
+        return render.schedule(schedule, next_post=next_post_time(schedule, self.coach.now()))
+
+    async def daily_off(self, actor: Actor) -> Reply:
+        refusal = self._refuse_non_admin(actor)
+        if refusal:
+            return refusal
+        had = await self.coach.disable_schedule(actor.guild_id)
+        return notice("Daily posts are off." if had else "Daily posts were not on.", outcome="schedule_off")
+
+    async def daily_preview(self, actor: Actor) -> Reply:
+        """What today's post looks like (the pick is the real one; nothing is sent)."""
+        refusal = self._refuse_non_admin(actor)
+        if refusal:
+            return refusal
+        schedule = await self.coach.get_schedule(actor.guild_id)
+        track = schedule.track if schedule else self.default_track()
+        day = local_date(self.coach.now(), schedule.timezone if schedule else "UTC")
+        pick = await self.coach.pick_daily(actor.guild_id, day, track)
+        post = render.daily_post(pick, self.catalog.bites[pick.bite_id])
+        intro = render.schedule(schedule).content
+        return Reply(**{**post.__dict__, "content": f"Preview (only you see this). {intro}", "ephemeral": True,
+                        "outcome": "preview"})
+
+    async def daily_answer(self, actor: Actor, day, choice: int) -> Reply:
+        if not actor.guild_id:
+            return notice("Daily questions are answered in their server.", outcome="invalid")
+        result = await self.coach.record_daily_answer(actor.guild_id, day, actor.user_id, choice)
+        return render.daily_answered(result)
+
+
+def _with_question(state, question):
+    """`state` with `question` as its current question (for rendering the answered one)."""
+    if state is None or question is None:
+        return state
+    from dataclasses import replace
+
+    return replace(state, question=question)

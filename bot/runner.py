@@ -1,0 +1,32 @@
+"""`coach run`: the bot on Discord when DISCORD_TOKEN is set, otherwise the console."""
+
+from __future__ import annotations
+
+import asyncio
+
+from coach.config import get_settings
+from coach.logs import configure_logging
+
+
+def prepare(console: bool = False):
+    """Settings and logging for a run. In the console, logs stay at WARNING so they do
+    not interleave with the conversation."""
+    settings = get_settings()
+    configure_logging(settings)
+    if console:
+        import logging
+
+        logging.getLogger().setLevel(max(logging.WARNING, logging.getLogger().level))
+    return settings
+
+
+def run_command(args) -> int:
+    settings = get_settings()
+    if settings.discord_token is None:
+        from bot.console import chat_command
+
+        return chat_command(args)
+    from bot.app import run_discord
+
+    prepare()
+    return asyncio.run(run_discord(settings))

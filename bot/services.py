@@ -1,0 +1,110 @@
+"""Build the coach's services once from Settings: Store, Coach, TopicFinder, Grader, LLMClient.
+
+The embedding model and the grader load lazily in a worker thread (they take seconds),
+so the bot can acknowledge interactions while they load; until they are ready,
+retrieval and grading wait for them rather than fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.ratelimit import Cooldown, Drafts
+from coach.config import Settings
+from content import Catalog, default_catalog
+
+log = logging.getLogger("coach.bot.services")
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: Any
+    catalog: Catalog
+    coach: Any
+    llm: Any = None
+    explain_cooldown: Cooldown = None  # type: ignore[assignment]
+    drafts: Drafts = field(default_factory=Drafts)
+    _topics: Any = None
+    _grader: Any = None
+    _grader_error: str | None = None
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def __post_init__(self):
+        if self.explain_cooldown is None:
+            self.explain_cooldown = Cooldown(self.settings.explain_rate_limit, self.settings.explain_rate_window_s)
+
+    async def topics(self):
+        """The shared TopicFinder (loads the embedding model on first use)."""
+        if self._topics is None:
+            async with self._lock:
+                if self._topics is None:
+                    from coach.topics import TopicFinder
+
+                    self._topics = await asyncio.to_thread(TopicFinder.from_settings, self.settings, self.catalog)
+        return self._topics
+
+    async def grader(self):
+        """The one grading pipeline, or None when it cannot be built (the reason is logged)."""
+        if self._grader is None and self._grader_error is None:
+            topics = await self.topics()
+            async with self._lock:
+                if self._grader is None and self._grader_error is None:
+                    try:
+                        from coach.grading.pipeline import Grader
+                    except ImportError as error:
+                        self._grader_error = f"grading pipeline not installed: {error}"
+                        log.warning("grader unavailable", extra={"reason": self._grader_error})
+                        return None
+                    self._grader = await asyncio.to_thread(
+                        Grader.from_settings, self.settings, self.catalog, topics, self.llm
+                    )
+        return self._grader
+
+    async def warm_up(self) -> None:
+        """Load the models in the background at start so the first /explain is quick."""
+        try:
+            await self.grader()
+        except Exception:  # a broken model must not stop the bot; /explain reports it
+            log.exception("warm-up failed")
+
+    async def close(self) -> None:
+        if self.llm is not None:
+            await self.llm.aclose()
+        await self.store.dispose()
+
+
+def build_llm(settings: Settings):
+    if not settings.llm_enabled:
+        return None
+    from serving.client import LLMClient
+
+    return LLMClient(
+        settings.llm_base_url,
+        settings.llm_model,
+        timeout_s=settings.llm_timeout_s,
+        max_concurrency=settings.llm_max_concurrency,
+        max_retries=settings.llm_max_retries,
+        breaker_failures=settings.llm_breaker_failures,
+        breaker_cooldown_s=settings.llm_breaker_cooldown_s,
+    )
+
+
+async def build_services(
+    settings: Settings, *, catalog: Catalog | None = None, clock=None, topics=None, upgrade: bool = True
+) -> Services:
+    """Open the store (migrating it), build the Coach; `topics` lets tests share one model."""
+    from coach.engine import Coach
+    from coach.store import Store
+
+    if settings.sqlite_path is not None:
+        settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+    catalog = catalog or default_catalog()
+    store = Store(settings.database_url)
+    if upgrade:
+        await store.upgrade()
+    coach = Coach(store, catalog, settings, clock) if clock else Coach(store, catalog, settings)
+    return Services(settings=settings, store=store, catalog=catalog, coach=coach, llm=build_llm(settings), _topics=topics)
