@@ -20,7 +20,7 @@ from typing import Iterable, Protocol, Sequence
 
 from coach.timeutil import validate_timezone, zone
 
-_TIME = re.compile(r"(\d{1,2}):(\d{2})")
+_TIME = re.compile(r"([0-9]{1,2}):([0-9]{2})")
 
 
 def parse_time(text: str) -> time:

@@ -1,0 +1,83 @@
+"""Settings, forget and reports, on both backends."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from sqlalchemy import func, select
+
+from coach.errors import InvalidRequest, NotFound
+from coach.results import UserSettings
+from coach.store.models import USER_OWNED, DailyPickRow, DailySchedule
+from tests.coach.helpers import correct_choice
+
+USER, OTHER, GUILD = 111, 222, 9000
+
+
+async def test_settings_default_and_update(coach):
+    assert await coach.get_settings(USER) == UserSettings(USER)  # keep_answers off by default
+    updated = await coach.update_settings(USER, timezone="Asia/Kolkata", reminders=True)
+    assert (updated.timezone, updated.reminders, updated.keep_answers) == ("Asia/Kolkata", True, False)
+    assert await coach.get_settings(USER) == updated
+    assert await coach.get_settings(OTHER) == UserSettings(OTHER)
+
+
+@pytest.mark.parametrize("changes", [{"timezone": "Mars/Base"}, {"colour": "red"}, {"reminders": "yes"}])
+async def test_bad_settings_are_refused(coach, changes):
+    with pytest.raises(InvalidRequest):
+        await coach.update_settings(USER, **changes)
+    assert await coach.get_settings(USER) == UserSettings(USER)
+
+
+async def rows_for(store, user_id):
+    counts = {}
+    for model, column in USER_OWNED:
+        counts[model.__tablename__] = await store.run(
+            lambda db, m=model, c=column: db.scalar(select(func.count()).select_from(m).where(c == user_id))
+        )
+    return counts
+
+
+async def everything_for(coach, user):
+    await coach.update_settings(user, keep_answers=True)
+    state = (await coach.start_quiz(user, GUILD, "demo", count=5)).session
+    await coach.answer(user, state.session_id, 0, correct_choice(coach, state))
+    await coach.record_attempt(user, GUILD, "bite-a", 3, "llm", 5, "spoken answer")
+    await coach.report(user, GUILD, "bite-a-q1", "option C is also defensible")
+    await coach.record_daily_answer(GUILD, datetime(2026, 3, 2).date(), user, 0)
+
+
+async def test_forget_deletes_everything_about_the_user_and_nothing_else(coach, store):
+    await coach.set_schedule(GUILD, 1, "09:00", "UTC", "demo")
+    await coach.pick_daily(GUILD, datetime(2026, 3, 2).date())
+    await everything_for(coach, USER)
+    await everything_for(coach, OTHER)
+    before_other = await rows_for(store, OTHER)
+    assert all(n >= 1 for n in (await rows_for(store, USER)).values())
+
+    removed = await coach.forget(USER)
+    assert removed == sum(before_other.values())  # both did the same things
+    assert all(n == 0 for n in (await rows_for(store, USER)).values())
+    assert await rows_for(store, OTHER) == before_other
+    assert await store.run(lambda db: db.scalar(select(func.count()).select_from(DailyPickRow))) == 1
+    assert await store.run(lambda db: db.scalar(select(func.count()).select_from(DailySchedule))) == 1
+    assert (await coach.stats(USER, GUILD)).xp_total == 0
+    assert await coach.forget(USER) == 0
+
+
+async def test_reports_are_stored_and_listed(coach, clock):
+    first = await coach.report(USER, GUILD, "bite-a-q1", "  the explanation contradicts the bite  ")
+    clock.advance(minutes=1)
+    await coach.report(OTHER, GUILD, "bite-b", "x" * 5000)
+    listed = await coach.list_reports()
+    assert [r.item_id for r in listed] == ["bite-a-q1", "bite-b"]
+    assert listed[0] == first and first.note == "the explanation contradicts the bite"
+    assert len(listed[1].note) == 2000 and listed[1].created_at.tzinfo == timezone.utc
+
+
+async def test_report_validation(coach):
+    with pytest.raises(NotFound):
+        await coach.report(USER, GUILD, "no-such-item", "hm")
+    with pytest.raises(InvalidRequest):
+        await coach.report(USER, GUILD, "bite-a", "   ")
