@@ -183,19 +183,14 @@ class Handlers:
         if grader is None:
             return notice("Grading is unavailable right now, sorry — your answer was not stored. Try again later.",
                           outcome="grading_unavailable")
-        started = time.perf_counter()
-        result = await grader.grade(answer, bite_id=bite_id)
-        latency_ms = int(1000 * (time.perf_counter() - started))
+        attempt_key = f"{actor.request_id}:{bite_id or '-'}" if actor.request_id else None
+        result = await grader.grade_and_record(self.coach, actor.user_id, actor.guild_id, answer, bite_id, attempt_key)
         draft = self.services.drafts.put(actor.user_id, answer)
         kind = type(result).__name__
         if kind == "OffTopic":
             return render.off_topic(result, draft=draft)
         if kind == "GradeError":
             return notice(result.message, outcome=result.error)
-        await self.coach.record_attempt(
-            actor.user_id, actor.guild_id, result.bite_id, result.score, result.grader, latency_ms, answer,
-            attempt_key=f"{actor.request_id}:{result.bite_id}" if actor.request_id else None,
-        )
         alternatives = ()
         if bite_id is None:
             topics = await self.services.topics()

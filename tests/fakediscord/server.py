@@ -29,6 +29,7 @@ from tests.fakediscord.records import (
 )
 
 API = "/api/v10"
+BODY = web.RequestKey("body", object)  # the parsed JSON body, set by the middleware
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
 
@@ -147,11 +148,11 @@ class FakeDiscord:
         r.add_get("/gateway", self._gateway)
         r.add_get(API + "/gateway", self._get_gateway)
         r.add_get(API + "/gateway/bot", self._get_gateway)
-        r.add_get(API + "/users/@me", lambda _: _json(self.bot_user))
+        r.add_get(API + "/users/@me", self._me)
         r.add_get(API + "/oauth2/applications/@me", self._application)
         r.add_get(API + "/applications/@me", self._application)
         r.add_put(API + "/applications/{app}/commands", self._put_commands)
-        r.add_get(API + "/applications/{app}/commands", lambda _: _json(self.global_commands))
+        r.add_get(API + "/applications/{app}/commands", self._get_global_commands)
         r.add_put(API + "/applications/{app}/guilds/{guild}/commands", self._put_commands)
         r.add_get(API + "/applications/{app}/guilds/{guild}/commands", self._get_guild_commands)
         r.add_post(API + "/interactions/{id}/{token}/callback", self._callback)
@@ -176,7 +177,7 @@ class FakeDiscord:
             if request.path != "/gateway" and fault.take(request.method, route_key, request.path):
                 record.status = fault.status
                 return self._fault_response(fault)
-        request["json"] = body
+        request[BODY] = body
         response = await handler(request)
         record.status = response.status
         return response
@@ -251,7 +252,7 @@ class FakeDiscord:
     # ----- application commands -----
     async def _put_commands(self, request: web.Request) -> web.Response:
         stored = []
-        for command in request["json"] or []:
+        for command in request[BODY] or []:
             stored.append({**command, "id": str(payloads.snowflake()), "application_id": str(self.app_id), "version": "1"})
         guild = request.match_info.get("guild")
         if guild:
@@ -261,6 +262,12 @@ class FakeDiscord:
             self.global_commands = stored
         self.commands_synced.set()
         return _json(stored)
+
+    async def _get_global_commands(self, _request) -> web.Response:
+        return _json(self.global_commands)
+
+    async def _me(self, _request) -> web.Response:
+        return _json(self.bot_user)
 
     async def _get_guild_commands(self, request: web.Request) -> web.Response:
         return _json(self.guild_commands.get(int(request.match_info["guild"]), []))
@@ -363,7 +370,7 @@ class FakeDiscord:
 
     async def _callback(self, request: web.Request) -> web.Response:
         record = self.interactions.get(request.match_info["id"])
-        body = request["json"] or {}
+        body = request[BODY] or {}
         if record is None or record.token != request.match_info["token"]:
             return _error(404, 10062, "Unknown interaction")
         if self.now() - record.dispatched_at > FIRST_RESPONSE_DEADLINE_S:
@@ -422,7 +429,7 @@ class FakeDiscord:
         problem = self._token_problem(record)
         if problem:
             return problem
-        body = request["json"] or {}
+        body = request[BODY] or {}
         problems = message_problems(body)
         if problems:
             record.rejected.append(("invalid followup", 400, body))
@@ -450,7 +457,7 @@ class FakeDiscord:
             self.messages.pop(message_id, None)
             record.notify()
             return web.Response(status=204)
-        body = request["json"] or {}
+        body = request[BODY] or {}
         problems = message_problems({**message, **{k: v for k, v in body.items() if v is not None}})
         if problems:
             record.rejected.append(("invalid edit", 400, body))
@@ -468,7 +475,7 @@ class FakeDiscord:
         channel = self.channels.get(channel_id)
         if channel is None:
             return _error(404, 10003, "Unknown Channel")
-        body = request["json"] or {}
+        body = request[BODY] or {}
         problems = message_problems(body)
         if problems:
             return _error(400, 50035, "Invalid Form Body", problems)
@@ -494,7 +501,7 @@ class FakeDiscord:
         if request.method == "DELETE":
             self.messages.pop(message_id)
             return web.Response(status=204)
-        body = request["json"] or {}
+        body = request[BODY] or {}
         problems = message_problems({**message, **{k: v for k, v in body.items() if v is not None}})
         if problems:
             return _error(400, 50035, "Invalid Form Body", problems)
@@ -505,7 +512,7 @@ class FakeDiscord:
         return _json(channel) if channel else _error(404, 10003, "Unknown Channel")
 
     async def _create_dm(self, request: web.Request) -> web.Response:
-        recipient_id = int((request["json"] or {})["recipient_id"])
+        recipient_id = int((request[BODY] or {})["recipient_id"])
         for channel in self.channels.values():
             if channel["type"] == 1 and channel["recipients"][0]["id"] == str(recipient_id):
                 return _json(channel)

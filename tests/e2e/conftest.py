@@ -1,0 +1,113 @@
+"""The real discord.py client (bot.app.CoachBot) against the in-process fake Discord.
+
+One embedding model per test session (the `topics` fixture); a fresh database and a
+fresh fake Discord per test. The LLM URL points at a closed port, so grading takes
+the labelled embedding fallback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+
+import pytest
+
+from bot.app import CoachBot
+from bot.services import build_services
+from coach.config import load_settings
+from content import load_catalog
+from tests.fakediscord import FakeDiscord, point_discord_at
+
+TRACKS = Path(__file__).parent / "tracks"
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    return load_catalog(TRACKS)
+
+
+@pytest.fixture(scope="session")
+def topics(catalog, tmp_path_factory):
+    from coach.topics import TopicFinder
+
+    settings = load_settings(data_dir=tmp_path_factory.mktemp("index"))
+    return TopicFinder.from_settings(settings, catalog)
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return load_settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path}/coach.db",
+        data_dir=tmp_path,
+        discord_token="fake-bot-token",
+        llm_base_url=f"http://127.0.0.1:{closed_port()}/v1",
+        llm_timeout_s=1.0,
+        llm_max_retries=0,
+        explain_rate_limit=3,
+        explain_rate_window_s=600,
+    )
+
+
+@pytest.fixture
+async def fake():
+    server = await FakeDiscord().start()
+    point_discord_at(server.api_base, server.gateway_url)
+    yield server
+    await server.stop()
+
+
+class Harness:
+    """Starts and stops bot processes (clients) on the same database."""
+
+    def __init__(self, fake, settings, catalog, topics):
+        self.fake, self.settings, self.catalog, self.topics = fake, settings, catalog, topics
+        self.running: list[tuple[CoachBot, asyncio.Task]] = []
+
+    async def start(self, clock=None) -> CoachBot:
+        services = await build_services(self.settings, catalog=self.catalog, clock=clock, topics=self.topics)
+        bot = CoachBot(services, background=False)
+        task = asyncio.create_task(bot.start(self.settings.discord_token.get_secret_value()))
+        self.running.append((bot, task))
+        await asyncio.wait_for(bot.synced.wait(), 10)
+        await asyncio.wait_for(bot.wait_until_ready(), 10)
+        return bot
+
+    async def stop(self, bot: CoachBot) -> None:
+        for entry in list(self.running):
+            if entry[0] is bot:
+                self.running.remove(entry)
+                await bot.close()
+                await asyncio.gather(entry[1], return_exceptions=True)
+                await bot.services.close()
+
+    async def stop_all(self) -> None:
+        for bot, _ in list(self.running):
+            await self.stop(bot)
+
+
+@pytest.fixture
+async def harness(fake, settings, catalog, topics):
+    h = Harness(fake, settings, catalog, topics)
+    yield h
+    await h.stop_all()
+
+
+def buttons(message: dict) -> list[dict]:
+    return [c for row in message.get("components", []) for c in row.get("components", [])]
+
+
+def button(message: dict, label: str) -> dict:
+    found = [b for b in buttons(message) if b.get("label") == label]
+    assert found, f"no button {label!r} in {[b.get('label') for b in buttons(message)]}"
+    return found[0]
+
+
+def original(fake, record) -> dict:
+    return fake.messages[record.original_message_id]
