@@ -5,8 +5,11 @@ Every problem names the file and the item so an author can fix it at once.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
+
+import yaml
 
 from content.loader import Catalog, Problem, load_collecting
 from content.schema import Question, Track
@@ -107,8 +110,34 @@ def track_balance_problems(track: Track, where: str) -> list[Problem]:
     return out
 
 
+def merged_list_items(file: Path) -> list[Problem]:
+    """A list item indented one level too deep becomes part of the item above it in YAML:
+    two key points silently load as one. Find plain scalars that swallowed a `- ` line."""
+    out: list[Problem] = []
+    try:
+        root = yaml.compose(file.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, OSError, UnicodeDecodeError):
+        return out  # the loader already reported it
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(value for _, value in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                if isinstance(item, yaml.ScalarNode) and item.style is None and re.search(
+                    r"\s- \S", item.value) and item.start_mark.line != item.end_mark.line:
+                    out.append(Problem(str(file), f"line {item.start_mark.line + 1}",
+                                       "a list item swallowed the next '- ' line (check its indentation)"))
+                else:
+                    stack.append(item)
+    return out
+
+
 def check_catalog(catalog: Catalog, root: Path) -> list[Problem]:
     problems = _bite_problems(catalog)
+    for file in sorted(set(catalog.source_files.values())):
+        problems.extend(merged_list_items(Path(file)))
     for q in catalog.questions.values():
         problems.extend(_question_problems(q, catalog.source_files.get(q.id, "?")))
     for track in catalog.tracks.values():

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import re
 from collections import Counter
+from pathlib import Path
 
 from content import load_catalog
 from content.validate import check
@@ -53,3 +55,9 @@ def test_cli_check_passes_and_export_has_the_contract_shape():
             "red_flag", "model_answer", "related"} == set(bite)
     question = track["questions"][0]
     assert {"id", "bite_id", "stem", "options", "answer", "explanation", "distractor_notes"} == set(question)
+
+
+def test_every_question_has_a_second_reader_record():
+    review = (Path(__file__).resolve().parents[2] / "content" / "REVIEW.md").read_text()
+    recorded = set(re.findall(r"^\| ([a-z0-9-]+-q\d) \| (?:ok|fixed) \|", review, flags=re.M))
+    assert set(load_catalog().questions) - recorded == set()

@@ -140,3 +140,12 @@ def test_rendered_question_lists_lettered_options():
     text = render_question(catalog.questions["beta-q1"])
     assert text.splitlines()[0].startswith("Which statement about beta")
     assert "**D.** Option z" in text
+
+
+def test_an_over_indented_key_point_is_caught(tmp_path):
+    root = write_track(tmp_path, balanced_bites())
+    path = root / "demo" / "gamma.yaml"
+    text = path.read_text().replace("- Second point.", "  - Second point.")
+    path.write_text(text)
+    found = messages(root)
+    assert any("gamma.yaml" in m and "swallowed the next '- ' line" in m for m in found), found
