@@ -1,0 +1,207 @@
+"""Database faults: a locked SQLite file, PostgreSQL connections killed or cut
+mid-transaction, and migrations run on a database holding a live session.
+Each checks what the user gets and that nothing is lost or counted twice."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from coach.engine import Coach
+from coach.migrations import alembic_config
+from coach.store import Store
+from coach.store.models import QuizAnswer, XpEvent
+from tests.coach.helpers import correct_choice
+from tests.coach.tcp_proxy import CuttingProxy
+from tests.fixtures.db import create_pg_database, drop_pg_database, pg_admin, pg_template, pg_url_for
+
+USER, OTHER, GUILD = 111, 222, 9000
+
+
+def new_coach(store, catalog, settings, clock, seed=7):
+    return Coach(store, catalog, settings, clock=clock, rng_seed=seed, enable_fuzzing=False)
+
+
+async def answers_and_xp(store, session_id):
+    answers = await store.run(
+        lambda db: db.scalar(select(func.count()).select_from(QuizAnswer).where(QuizAnswer.session_id == session_id))
+    )
+    xp = await store.run(lambda db: db.scalar(select(func.coalesce(func.sum(XpEvent.amount), 0))))
+    return answers, xp
+
+
+# -- SQLite: a second writer holds the lock ----------------------------------
+@pytest.fixture
+async def sqlite_url(tmp_path):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'locked.db'}"
+    async with Store(url) as store:
+        await store.upgrade()
+    return url, tmp_path / "locked.db"
+
+
+async def test_sqlite_writer_waits_for_a_second_writers_lock(sqlite_url, catalog, settings, clock):
+    url, path = sqlite_url
+    async with Store(url) as store:
+        coach = new_coach(store, catalog, settings, clock)
+        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # a second writer takes the write lock and sits on it
+        other.execute("UPDATE users SET reminders = reminders")
+        pending = asyncio.create_task(coach.answer(USER, state.session_id, 0, correct_choice(coach, state)))
+        await asyncio.sleep(0.6)
+        assert not pending.done()  # waiting on the busy timeout, not failing
+        other.execute("COMMIT")
+        other.close()
+        result = await asyncio.wait_for(pending, 10)
+        assert result.counted and result.correct
+        assert await answers_and_xp(store, state.session_id) == (1, 10)
+
+
+async def test_sqlite_lock_held_past_the_timeout_fails_cleanly_then_counts_once(sqlite_url, catalog, settings, clock):
+    url, path = sqlite_url
+    async with Store(url, busy_timeout_ms=150) as store:
+        coach = new_coach(store, catalog, settings, clock)
+        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(OperationalError, match="locked"):  # first try and its one retry both time out
+            await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))
+        other.execute("ROLLBACK")
+        other.close()
+        assert await answers_and_xp(store, state.session_id) == (0, 0)  # nothing half-written
+        result = await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))  # the user clicks again
+        assert result.counted
+        assert await answers_and_xp(store, state.session_id) == (1, 10)
+
+
+async def test_two_processes_on_one_sqlite_file(sqlite_url, catalog, settings, clock):
+    url, _ = sqlite_url
+    async with Store(url) as first, Store(url) as second:
+        bot_a, bot_b = new_coach(first, catalog, settings, clock), new_coach(second, catalog, settings, clock)
+        mine = (await bot_a.start_quiz(USER, GUILD, "demo", count=5)).session
+        theirs = (await bot_b.start_quiz(OTHER, GUILD, "demo", count=5)).session
+        right = correct_choice(bot_a, mine)
+        results = await asyncio.gather(
+            bot_a.answer(USER, mine.session_id, 0, right),
+            bot_b.answer(USER, mine.session_id, 0, right),  # the same click delivered to both
+            bot_b.answer(OTHER, theirs.session_id, 0, correct_choice(bot_b, theirs)),
+        )
+        assert sorted(r.outcome for r in results[:2]) == ["already_answered", "ok"] and results[2].counted
+        assert (await answers_and_xp(first, mine.session_id))[0] == 1
+
+
+# -- PostgreSQL: killed and cut connections -----------------------------------
+@pytest.fixture
+async def pg_url():
+    name = await create_pg_database(await pg_template())
+    yield name
+    await drop_pg_database(name)
+
+
+async def terminate_backends(database: str) -> int:
+    admin = await pg_admin()
+    try:
+        rows = await admin.fetch(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            database,
+        )
+        return len(rows)
+    finally:
+        await admin.close()
+
+
+async def test_pg_backends_terminated_mid_session_lose_nothing(pg_url, catalog, settings, clock):
+    async with Store(pg_url_for(pg_url)) as store:
+        coach = new_coach(store, catalog, settings, clock)
+        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+        for position in range(5):
+            assert await terminate_backends(pg_url) >= 1  # every pooled connection is now dead
+            current = await coach.get_session(state.session_id)
+            assert current.position == position  # the session resumes where it was
+            result = await coach.answer(USER, state.session_id, position, correct_choice(coach, current))
+            assert result.counted
+        assert result.finished
+        assert await answers_and_xp(store, state.session_id) == (5, 5 * 10 + 20)
+
+
+@pytest.fixture
+async def proxied(pg_url, catalog, settings, clock):
+    upstream = make_url(pg_url_for(pg_url))
+    proxy = await CuttingProxy(upstream.host or "127.0.0.1", upstream.port or 5432).start()
+    store = Store(upstream.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False))
+    yield proxy, store, new_coach(store, catalog, settings, clock)
+    await store.dispose()
+    await proxy.stop()
+
+
+async def test_pg_connection_cut_before_the_answer_is_written_is_retried(proxied):
+    proxy, store, coach = proxied
+    state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+    proxy.arm(b"INSERT INTO quiz_answers")  # the network dies as the answer is sent
+    result = await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))
+    assert proxy.cuts == 1
+    assert result.counted and result.xp_gained == 10  # the user sees a normal answer
+    assert await answers_and_xp(store, state.session_id) == (1, 10)
+    assert (await coach.get_session(state.session_id)).position == 1
+
+
+async def test_pg_connection_cut_after_commit_is_not_counted_twice(proxied):
+    proxy, store, coach = proxied
+    state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+    await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))
+    current = await coach.get_session(state.session_id)
+    proxy.arm(b"COMMIT", forward=True)  # the commit lands, but its reply never arrives
+    result = await coach.answer(USER, state.session_id, 1, correct_choice(coach, current))
+    assert proxy.cuts == 1
+    assert result.counted and result.xp_gained == 10  # recognised as this request's own write
+    assert await answers_and_xp(store, state.session_id) == (2, 20)
+    again = await coach.answer(USER, state.session_id, 1, correct_choice(coach, current))
+    assert again.already_answered and again.xp_gained == 0
+
+
+# -- migrations on a database with data ---------------------------------------
+async def migrate(store: Store, direction: str, revision: str) -> None:
+    def run(sync_connection):
+        from alembic import command
+
+        config = alembic_config(store.url)
+        config.attributes["connection"] = sync_connection
+        getattr(command, direction)(config, revision)
+
+    async with store.engine.begin() as connection:
+        await connection.run_sync(run)
+
+
+async def test_migrations_keep_a_live_session_and_its_xp(empty_database_url, catalog, settings, clock):
+    async with Store(empty_database_url) as store:
+        await store.upgrade()
+        coach = new_coach(store, catalog, settings, clock)
+        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+        for position in range(2):
+            current = await coach.get_session(state.session_id)
+            await coach.answer(USER, state.session_id, position, correct_choice(coach, current))
+        await coach.record_attempt(USER, GUILD, "bite-a", 3, "llm", 10, None)
+        before = await coach.get_session(state.session_id)
+        stats_before = await coach.stats(USER, GUILD)
+
+        await migrate(store, "downgrade", "0001")  # back to the first schema, data in place
+        assert await store.current_revision() == "0001"
+        await store.upgrade()  # and forward again, as a deploy would
+        assert await store.current_revision() == "0002"
+
+    async with Store(empty_database_url) as restarted:  # the bot restarts on the migrated database
+        coach = new_coach(restarted, catalog, settings, clock, seed=3)
+        resumed = await coach.active_session(USER, GUILD)
+        assert resumed == before
+        assert (await coach.stats(USER, GUILD)).xp_total == stats_before.xp_total
+        assert (await coach.answer(USER, state.session_id, 1, 0)).already_answered  # constraints survived
+        result = await coach.answer(USER, state.session_id, 2, correct_choice(coach, resumed))
+        assert result.counted
+        second = await coach.start_quiz(USER, GUILD, "demo", count=5)  # one-active index survived
+        assert second.conflict is not None and second.conflict.session_id == state.session_id
+        assert await answers_and_xp(restarted, state.session_id) == (3, stats_before.xp_total + 10)
