@@ -105,6 +105,9 @@ class LocalVLLM:
             "--enable-prefix-caching",
             "--max-model-len", str(c.max_model_len),
             "--max-num-seqs", str(c.max_num_seqs),
+            # Compact JSON: a small model otherwise pads structured output with newlines,
+            # spending the output budget on whitespace.
+            "--structured-outputs-config", '{"backend": "xgrammar", "disable_any_whitespace": true}',
             "--disable-uvicorn-access-log",
         ]
 
