@@ -1,0 +1,58 @@
+"""One real Embedder per test session (the model loads in a few seconds), and
+finders over the small fixture catalog and over the shipped track."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coach.topics import TopicFinder
+from content import default_catalog, load_catalog
+from retrieval import Embedder
+
+FIXTURE_CATALOG = Path(__file__).parent / "fixtures" / "catalog"
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+@pytest.fixture(scope="session")
+def mini_catalog():
+    return load_catalog(FIXTURE_CATALOG)
+
+
+@pytest.fixture(scope="session")
+def mini_finder(embedder, mini_catalog, tmp_path_factory) -> TopicFinder:
+    return TopicFinder.build(mini_catalog, embedder, index_dir=tmp_path_factory.mktemp("mini-index"))
+
+
+@pytest.fixture(scope="session")
+def shipped_finder(embedder, tmp_path_factory) -> TopicFinder:
+    return TopicFinder.build(default_catalog(), embedder, index_dir=tmp_path_factory.mktemp("shipped-index"))
+
+
+class CountingEmbedder:
+    """The real embedder, counting how many texts it was asked to encode."""
+
+    def __init__(self, inner: Embedder, fingerprint: str | None = None):
+        self.inner = inner
+        self.dim = inner.dim
+        self.encoded = 0
+        self._fingerprint = fingerprint
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.encoded += len(texts)
+        return self.inner.encode(texts)
+
+    def windows(self, text: str) -> list[str]:
+        return self.inner.windows(text)
+
+    def encode_windows(self, text: str) -> np.ndarray:
+        return self.encode(self.windows(text))
+
+    def fingerprint(self) -> str:
+        return self._fingerprint or self.inner.fingerprint()
