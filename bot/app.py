@@ -31,8 +31,8 @@ def point_at(api_base: str | None, gateway_url: str | None) -> None:
 
 class CoachBot(discord.Client):
     def __init__(self, services, *, dev_guild_id: int | None = None, poll_seconds: float = 30.0,
-                 background: bool = True):
-        super().__init__(intents=discord.Intents.none() | discord.Intents(guilds=True))
+                 background: bool = True, **client_options):
+        super().__init__(intents=discord.Intents(guilds=True), **client_options)
         self.services = services
         self.handlers = Handlers(services)
         self.adapter = DiscordAdapter(self.handlers)

@@ -107,4 +107,7 @@ async def build_services(
     if upgrade:
         await store.upgrade()
     coach = Coach(store, catalog, settings, clock) if clock else Coach(store, catalog, settings)
-    return Services(settings=settings, store=store, catalog=catalog, coach=coach, llm=build_llm(settings), _topics=topics)
+    llm = build_llm(settings)
+    if llm is not None:
+        await llm.start()  # opens the pool; a server that is down is fine (graders fall back)
+    return Services(settings=settings, store=store, catalog=catalog, coach=coach, llm=llm, _topics=topics)

@@ -72,7 +72,7 @@ class Harness:
 
     async def start(self, clock=None) -> CoachBot:
         services = await build_services(self.settings, catalog=self.catalog, clock=clock, topics=self.topics)
-        bot = CoachBot(services, background=False)
+        bot = CoachBot(services, background=False, guild_ready_timeout=0.1)
         task = asyncio.create_task(bot.start(self.settings.discord_token.get_secret_value()))
         self.running.append((bot, task))
         await asyncio.wait_for(bot.synced.wait(), 10)
