@@ -1,0 +1,64 @@
+"""Process-level fault tests: the real bot process, SIGKILLed and restarted on the
+same SQLite database, against the in-process fake Discord."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.botproc import BotProcess, bot_environment
+from tests.reliability.holding_fake import HoldingFakeDiscord
+
+
+def closed_port_url() -> str:
+    """An LLM URL nobody listens on: grading takes the labelled embedding fallback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+
+
+@pytest.fixture
+async def fake():
+    server = await HoldingFakeDiscord().start()
+    yield server
+    for hold in server.holds:
+        hold.released.set()
+    await server.stop()
+
+
+class Bots:
+    """Starts bot processes one after another on the same work folder and database."""
+
+    def __init__(self, fake, workdir: Path):
+        self.fake, self.workdir = fake, workdir
+        self.env = bot_environment(fake, workdir, llm_url=closed_port_url())
+        self.started: list[BotProcess] = []
+
+    @property
+    def db_path(self) -> Path:
+        return self.workdir / "coach.db"
+
+    async def start(self) -> BotProcess:
+        bot = BotProcess(self.fake, self.workdir, self.env, f"bot{len(self.started) + 1}")
+        self.started.append(bot)
+        return await bot.start()
+
+    def query(self, sql: str, *params) -> list[tuple]:
+        """Read the bot's database directly (what is stored, not what the bot says)."""
+        with closing(sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=10)) as db:
+            return db.execute(sql, params).fetchall()
+
+    async def stop_all(self) -> None:
+        for bot in self.started:
+            await bot.stop()
+
+
+@pytest.fixture
+async def bots(fake, tmp_path):
+    group = Bots(fake, tmp_path)
+    yield group
+    await group.stop_all()

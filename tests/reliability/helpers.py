@@ -1,0 +1,72 @@
+"""Small readers over the fake Discord's messages, and the database audits the tests share."""
+
+from __future__ import annotations
+
+import copy
+
+from tests.fakediscord.records import RESPONSE_MESSAGE, RESPONSE_UPDATE
+
+FIRST_RESPONSE_DEADLINE_S = 3.0
+XP_CORRECT, XP_FINISH = 10, 20  # coach.scoring's amounts, restated so a silent change is caught
+
+
+def buttons(message: dict) -> list[dict]:
+    return [c for row in message.get("components", []) for c in row.get("components", [])]
+
+
+def button(message: dict, label: str) -> dict:
+    found = [b for b in buttons(message) if b.get("label") == label]
+    assert found, f"no button {label!r} in {[b.get('label') for b in buttons(message)]}"
+    return found[0]
+
+
+def title(message: dict) -> str:
+    return message["embeds"][0]["title"] if message.get("embeds") else ""
+
+
+def snapshot(fake, message_id) -> dict:
+    """The message as a user's client shows it now (later edits do not change it)."""
+    return copy.deepcopy(fake.messages[int(message_id)])
+
+
+async def click(fake, user, message: dict, label: str, expect: int = RESPONSE_UPDATE):
+    record = await fake.click(user, message, button(message, label)["custom_id"])
+    kind = await record.acknowledged(timeout=15)
+    assert kind == expect, f"{label}: response type {kind}, wanted {expect}"
+    return record
+
+
+async def answer_and_next(fake, user, message_id, letter: str) -> dict:
+    """Answer the question on screen, then press Next/Finish; returns the message after."""
+    await click(fake, user, fake.messages[int(message_id)], letter)
+    answered = fake.messages[int(message_id)]
+    label = "Finish" if any(b["label"] == "Finish" for b in buttons(answered)) else "Next"
+    await click(fake, user, answered, label)
+    return fake.messages[int(message_id)]
+
+
+def assert_interactions_healthy(fake, ignore: tuple[str, ...] = ()) -> None:
+    """Every interaction the bot got was acknowledged in time and nothing was refused
+    (`ignore`: interactions whose response the test itself dropped)."""
+    for record in fake.interactions.values():
+        if record.id in ignore:
+            continue
+        assert record.first_response_latency is not None, f"interaction {record.id} never acknowledged"
+        assert record.first_response_latency < FIRST_RESPONSE_DEADLINE_S, record.first_response_latency
+        assert not record.rejected, record.rejected
+
+
+def quiz_audit(bots, user_id: int) -> dict:
+    """What the database holds for one user's quizzes: answers, sessions and XP."""
+    answers = bots.query(
+        "SELECT session_id, question_index, correct FROM quiz_answers WHERE user_id = ? ORDER BY session_id, question_index",
+        user_id,
+    )
+    sessions = bots.query("SELECT id, status, position FROM quiz_sessions WHERE user_id = ?", user_id)
+    xp = bots.query("SELECT source_key, amount FROM xp_events WHERE user_id = ?", user_id)
+    return {"answers": answers, "sessions": sessions, "xp": xp, "xp_total": sum(a for _, a in xp),
+            "correct": sum(1 for *_, c in answers if c)}
+
+
+__all__ = ["RESPONSE_MESSAGE", "RESPONSE_UPDATE", "answer_and_next", "assert_interactions_healthy", "button",
+           "buttons", "click", "quiz_audit", "snapshot", "title"]
