@@ -46,7 +46,21 @@ class CoachBot(discord.Client):
         self._tasks: list[asyncio.Task] = []
         commands.register(self.tree, self.adapter, self.handlers, list(services.catalog.tracks))
 
+    async def on_command_error(self, interaction: discord.Interaction, error: Exception) -> None:
+        """An option discord.py could not convert (or a bug): never leave the user hanging."""
+        log.warning("command failed", extra={"command": getattr(interaction.command, "qualified_name", "?"),
+                                             "error": type(error).__name__})
+        text = "I couldn't use one of those options — please check them and try again."
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+        except discord.HTTPException:
+            pass
+
     async def setup_hook(self) -> None:
+        self.tree.on_error = self.on_command_error
         self.add_dynamic_items(CoachButton)
         if self.dev_guild_id:
             guild = discord.Object(self.dev_guild_id)

@@ -185,7 +185,18 @@ def slash_command(
     resolved: dict | None = None,
 ) -> dict:
     """An APPLICATION_COMMAND interaction for a registered `command` (the synced JSON)."""
-    opts = [command_option(k, v) for k, v in (options or {}).items()]
+    declared = command.get("options") or []
+    if subcommand:
+        declared = next((o.get("options") or [] for o in declared if o["name"] == subcommand), [])
+    types = {o["name"]: o["type"] for o in declared}
+    opts = []
+    for name, value in (options or {}).items():
+        option = command_option(name, value)
+        if name in types:  # the type the command was synced with (e.g. 7 = channel)
+            option["type"] = types[name]
+            if types[name] == 7:
+                option["value"] = str(value)
+        opts.append(option)
     if subcommand:
         opts = [{"name": subcommand, "type": 1, "options": opts}]
     payload = _interaction_base(2, app_id, actor=actor, guild_id=guild_id, channel=channel, permissions=permissions)

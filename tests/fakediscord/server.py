@@ -71,6 +71,7 @@ class FakeDiscord:
         self.identified = asyncio.Event()
         self.commands_synced = asyncio.Event()
         self._seq = 0
+        self._pending: list[tuple[str, dict]] = []
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -97,13 +98,17 @@ class FakeDiscord:
         bot_member = payloads.member(self.bot_user, permissions=payloads.BOT_PERMISSIONS)
         guild = payloads.guild(guild_id, name, int(self.owner_user["id"]), channels, [bot_member])
         self.guilds[guild_id] = guild
+        if self.gateways:  # a server the bot joins while connected: sent before the next event
+            self._pending.append(("GUILD_CREATE", guild))
         return guild
 
     def channel(self, guild: dict, name: str) -> dict:
         return next(c for c in guild["channels"] if c["name"] == name)
 
-    def channel_messages(self, channel_id: int | str) -> list[dict]:
-        return [m for m in self.messages.values() if m["channel_id"] == str(channel_id)]
+    def channel_messages(self, channel_id: int | str, *, replies: bool = False) -> list[dict]:
+        """Messages posted in a channel; interaction replies only when `replies`."""
+        return [m for m in self.messages.values() if m["channel_id"] == str(channel_id)
+                and (replies or "interaction_metadata" not in m)]
 
     # ----- fault injection -----
     def inject(self, status: int = 429, **kwargs) -> Fault:
@@ -198,10 +203,12 @@ class FakeDiscord:
         return self._seq
 
     async def dispatch(self, event: str, data: dict) -> None:
-        frame = json.dumps({"op": 0, "t": event, "s": self._next_seq(), "d": data})
-        for ws in list(self.gateways):
-            if not ws.closed:
-                await ws.send_str(frame)
+        pending, self._pending = self._pending, []
+        for name, payload in [*pending, (event, data)]:
+            frame = json.dumps({"op": 0, "t": name, "s": self._next_seq(), "d": payload})
+            for ws in list(self.gateways):
+                if not ws.closed:
+                    await ws.send_str(frame)
 
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
@@ -237,6 +244,7 @@ class FakeDiscord:
             "relationships": [],
         }
         self.gateways.append(ws)
+        self._pending.clear()  # READY + GUILD_CREATE below carry every guild
         await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": self._next_seq(), "d": ready}))
         for guild in self.guilds.values():
             await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": self._next_seq(), "d": guild}))
@@ -293,6 +301,8 @@ class FakeDiscord:
     async def slash(self, actor: dict, name: str, *, guild: dict | None = None, channel: dict | None = None,
                     options: dict | None = None, subcommand: str | None = None, admin: bool = False) -> InteractionRecord:
         guild_id, channel = self._where(guild, channel)
+        if options:
+            options = {k: (v["id"] if isinstance(v, dict) else v) for k, v in options.items()}  # channel dicts -> ids
         payload = payloads.slash_command(
             self.app_id, self.command(name, guild_id), actor=actor, guild_id=guild_id, channel=channel,
             options=options, subcommand=subcommand,
