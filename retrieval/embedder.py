@@ -55,7 +55,8 @@ class Embedder:
         """Word-piece counts of each text (no special tokens)."""
         if not texts:
             return []
-        ids = self._tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        with self._lock:  # the fast tokenizer is not safe to call from two threads at once
+            ids = self._tokenizer(list(texts), add_special_tokens=False)["input_ids"]
         return [len(row) for row in ids]
 
     def encode(self, texts: list[str]) -> np.ndarray:
