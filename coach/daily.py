@@ -13,6 +13,7 @@ Both follow from PEP 495's fold=0, which is what zoneinfo gives by default.
 from __future__ import annotations
 
 import hashlib
+import random
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
@@ -111,5 +112,6 @@ def choose_daily(
 
 def daily_option_order(guild_id: int, local_day: date, question_id: str, size: int = 4) -> list[int]:
     """A deterministic shuffle of the options for one day's post."""
-    digest = _tiebreak(guild_id, local_day, "order:" + question_id)
-    return sorted(range(size), key=lambda i: digest[i * 8 : i * 8 + 8])
+    order = list(range(size))
+    random.Random(_tiebreak(guild_id, local_day, "order:" + question_id)).shuffle(order)
+    return order

@@ -128,7 +128,9 @@ class DailyService(EngineBase):
                 raise InvalidRequest(str(error)) from None
             row = DailyPickRow(
                 guild_id=guild_id, local_date=local_date, track=chosen_track, bite_id=choice.bite_id,
-                question_id=choice.question_id, option_order=daily_option_order(guild_id, local_date, choice.question_id),
+                question_id=choice.question_id, option_order=daily_option_order(
+                    guild_id, local_date, choice.question_id, len(self.catalog.questions[choice.question_id].options)
+                ),
                 created_at=self.now(),
             )
             db.add(row)
@@ -163,8 +165,8 @@ class DailyService(EngineBase):
     async def record_daily_answer(self, guild_id: int, local_date: date, user_id: int, choice: int) -> AnswerResult:
         """A member's answer to the daily question (shown order). Counted once per
         member; a second click returns outcome "already_answered" with their first choice."""
-        if not isinstance(choice, int) or not 0 <= choice < 4:
-            raise InvalidRequest("choice must be 0-3")
+        if not isinstance(choice, int) or choice < 0:
+            raise InvalidRequest("choice must be an option index")
 
         async def work(db):
             row = await self._pick_row(db, guild_id, local_date)
@@ -186,6 +188,8 @@ class DailyService(EngineBase):
             ).scalar_one_or_none()
             if earlier is not None:
                 return AnswerResult("already_answered", 0, 1, correct=earlier.correct, choice=earlier.choice, **common)
+            if choice >= len(row.option_order):
+                raise InvalidRequest(f"choice must be 0-{len(row.option_order) - 1}")
             correct = row.option_order[choice] == question.answer
             db.add(DailyAnswer(guild_id=guild_id, local_date=local_date, user_id=user_id, choice=choice,
                                correct=correct, answered_at=self.now()))
@@ -208,7 +212,7 @@ class DailyService(EngineBase):
             row = await self._pick_row(db, guild_id, local_date)
             if row is None:
                 raise NotFound(f"no daily pick for guild {guild_id} on {local_date}")
-            counts = [0, 0, 0, 0]
+            counts = [0] * len(row.option_order)
             for choice, n in await db.execute(
                 select(DailyAnswer.choice, func.count())
                 .where(DailyAnswer.guild_id == guild_id, DailyAnswer.local_date == local_date)

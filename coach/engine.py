@@ -22,5 +22,8 @@ from coach.quiz_service import QuizService
 class Coach(QuizService, ProgressService, AccountService, DailyService):
     """Coach(store, catalog, settings, clock=utcnow, rng_seed=None, enable_fuzzing=True)."""
 
+    async def close(self) -> None:
+        await self.store.dispose()
+
 
 __all__ = ["Coach"]

@@ -137,7 +137,11 @@ class ProgressService(EngineBase):
         )
         if window is not None:
             query = query.where(XpEvent.created_at > self.now() - window)
-        rows = (await self.store.run(lambda db: db.execute(query))).all()
+
+        async def work(db):
+            return (await db.execute(query)).all()
+
+        rows = await self.store.run(work)
         return [LeaderRow(rank, user_id, int(total)) for rank, (user_id, total) in enumerate(rows, start=1)]
 
     async def reminders_due(self) -> list[Reminder]:

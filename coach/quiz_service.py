@@ -129,7 +129,7 @@ class QuizService(EngineBase):
             now = self.now()
             row = QuizSession(
                 user_id=user_id, guild_id=guild_id, track=track, kind=kind, status=ACTIVE,
-                question_ids=question_ids, option_orders=[shuffled_order(self.rng) for _ in question_ids],
+                question_ids=question_ids, option_orders=[shuffled_order(self.rng, len(self.catalog.questions[q].options)) for q in question_ids],
                 position=0, correct_count=0, created_at=now, updated_at=now,
             )
             db.add(row)
@@ -148,8 +148,8 @@ class QuizService(EngineBase):
         Never raises for a click that cannot count; see `AnswerResult.outcome`.
         Counted at most once per (session, position), even for concurrent clicks.
         """
-        if not isinstance(choice, int) or not 0 <= choice < 4:
-            raise InvalidRequest("choice must be 0-3")
+        if not isinstance(choice, int) or choice < 0:
+            raise InvalidRequest("choice must be an option index")
         request_id = uuid.uuid4().hex
 
         async def work(db):
@@ -184,6 +184,8 @@ class QuizService(EngineBase):
         order = row.option_orders[position]
         if question is None:
             raise NotFound(f"question {row.question_ids[position]!r} is no longer in the catalog")
+        if choice >= len(order):
+            raise InvalidRequest(f"choice must be 0-{len(order) - 1}")
         correct = order[choice] == question.answer
         db.add(QuizAnswer(
             session_id=row.id, question_index=position, question_id=question.id, bite_id=question.bite_id,
