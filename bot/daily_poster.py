@@ -55,7 +55,7 @@ class DailyPoster:
                 await self._warn(guild_id, due.schedule.channel_id)
             return None
         await self.coach.mark_daily_sent(guild_id, day, [message_id])
-        log.info("daily post sent", extra={"guild": guild_id, "date": day.isoformat(), "message": message_id})
+        log.info("daily post sent", extra={"guild": guild_id, "date": day.isoformat(), "message_id": message_id})
         return message_id
 
     async def _warn(self, guild_id: int, channel_id: int) -> None:

@@ -97,7 +97,7 @@ class DiscordAdapter:
             if not task.done():
                 task.cancel()
             log.info("interaction", extra={
-                "name": name, "user": interaction.user.id, "guild": interaction.guild_id or 0,
+                "interaction": name, "user": interaction.user.id, "guild": interaction.guild_id or 0,
                 "outcome": outcome, "ack_ms": round(ack_ms, 1) if ack_ms is not None else None,
                 "total_ms": round((time.perf_counter() - started) * 1000, 1),
             })
