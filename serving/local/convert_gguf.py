@@ -28,10 +28,10 @@ def packaged_gguf() -> Path:
 
 
 def convert(out_dir: Path) -> None:
+    gguf = packaged_gguf()
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    gguf = packaged_gguf()
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     # transformers dequantizes the Q4_1 tensors on load; float32 because this CPU has no native bf16.
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)

@@ -42,6 +42,11 @@ class LocalServerConfig:
     # KV cache: the 135M model needs ~46 KB per token in float32, so 2 GiB holds ~45k
     # tokens, i.e. every sequence at full length plus room for cached prefixes.
     kv_cache_gib: int = 2
+    # Skip torch.compile. On this CPU build inductor is off, so compiling only traces the
+    # graph: it took 90-130 s at every start (the AOT cache fails to reload: "'function'
+    # object has no attribute 'finalize_loading'") and gave no measurable speed-up
+    # (docs/bench/serving.md). Eager starts the engine in ~7 s.
+    enforce_eager: bool = True
     startup_timeout_s: float = 900.0  # the first start compiles kernels for minutes
 
     @property
@@ -109,6 +114,7 @@ class LocalVLLM:
             # spending the output budget on whitespace.
             "--structured-outputs-config", '{"backend": "xgrammar", "disable_any_whitespace": true}',
             "--disable-uvicorn-access-log",
+            *(["--enforce-eager"] if c.enforce_eager else []),
         ]
 
     def environment(self) -> dict[str, str]:
