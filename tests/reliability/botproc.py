@@ -18,7 +18,9 @@ COACH = Path(sys.executable).with_name("coach")
 START_TIMEOUT_S = 90.0
 
 
-def bot_environment(fake, workdir: Path, *, llm_url: str, **extra: str) -> dict[str, str]:
+def bot_environment(fake, workdir: Path, **settings: str) -> dict[str, str]:
+    """The child's environment: ours minus any Discord/database/LLM settings, plus the
+    fake's URLs, a database in `workdir`, and `settings` (environment variable names)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "LLM_"))}
     env.update(
         DISCORD_TOKEN=fake.token,
@@ -26,9 +28,6 @@ def bot_environment(fake, workdir: Path, *, llm_url: str, **extra: str) -> dict[
         DISCORD_GATEWAY_URL=fake.gateway_url,
         DATABASE_URL=f"sqlite+aiosqlite:///{workdir / 'coach.db'}",
         DATA_DIR=str(workdir),
-        LLM_BASE_URL=llm_url,
-        LLM_TIMEOUT_S="2",
-        LLM_MAX_RETRIES="0",
         LOG_FORMAT="json",
         LOG_LEVEL="INFO",
         METRICS_PORT="0",
@@ -37,7 +36,7 @@ def bot_environment(fake, workdir: Path, *, llm_url: str, **extra: str) -> dict[
         OMP_NUM_THREADS="1",  # leave a core for the test process and the fake
         PYTHONUNBUFFERED="1",
     )
-    env.update(extra)
+    env.update(settings)
     return env
 
 

@@ -35,7 +35,9 @@ class Bots:
 
     def __init__(self, fake, workdir: Path):
         self.fake, self.workdir = fake, workdir
-        self.env = bot_environment(fake, workdir, llm_url=closed_port_url())
+        self.env = bot_environment(
+            fake, workdir, LLM_BASE_URL=closed_port_url(), LLM_TIMEOUT_S="2", LLM_MAX_RETRIES="0"
+        )
         self.started: list[BotProcess] = []
 
     @property
@@ -51,6 +53,12 @@ class Bots:
         """Read the bot's database directly (what is stored, not what the bot says)."""
         with closing(sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=10)) as db:
             return db.execute(sql, params).fetchall()
+
+    def assert_no_errors_logged(self) -> None:
+        """No process logged an error: a handled fault is a warning, an error is a bug."""
+        for bot in self.started:
+            errors = bot.errors()
+            assert not errors, f"{bot.name} logged errors: {[e.get('event') for e in errors][:5]}\n{errors[0].get('exc', '')}"
 
     async def stop_all(self) -> None:
         for bot in self.started:

@@ -67,3 +67,4 @@ async def test_sigkill_mid_daily_post_sends_it_exactly_once(fake, bots, lost_req
     attempts = [r for r in fake.requests_to("POST", f"/channels/{channel_id}/messages")]
     assert len(attempts) == 2 and all(r.body.get("enforce_nonce") for r in attempts)
     assert len({r.body["nonce"] for r in attempts}) == 1, "the retry reuses the nonce"
+    bots.assert_no_errors_logged()

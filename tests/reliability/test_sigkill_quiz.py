@@ -51,6 +51,7 @@ async def test_sigkill_between_answers_resumes_from_last_answered(fake, bots):
     assert fields["XP"].startswith(f"+{stored['xp_total']}")
     assert fields["Score"] == f"{stored['correct']}/5"
     assert_interactions_healthy(fake)
+    bots.assert_no_errors_logged()
 
 
 async def test_sigkill_while_answer_reply_in_flight_counts_it_once(fake, bots):
@@ -94,3 +95,4 @@ async def test_sigkill_while_answer_reply_in_flight_counts_it_once(fake, bots):
     assert len(stored["sessions"]) == 1, "resuming must not start a second session"
     assert stored["xp_total"] == XP_CORRECT * stored["correct"] + XP_FINISH, stored["xp"]
     assert_interactions_healthy(fake, ignore=(lost.id,))
+    bots.assert_no_errors_logged()
