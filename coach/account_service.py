@@ -24,7 +24,7 @@ class AccountService(EngineBase):
             user = await db.get(User, user_id)
             return _settings(user) if user else UserSettings(user_id)
 
-        return await self.store.run(work)
+        return await self.store.read(work)
 
     async def update_settings(self, user_id: int, **changes) -> UserSettings:
         """Change any of timezone (IANA name), keep_answers, leaderboard_opt_out, reminders.
@@ -89,7 +89,7 @@ class AccountService(EngineBase):
             rows = (await db.execute(select(ReportRow).order_by(ReportRow.created_at, ReportRow.id))).scalars().all()
             return [_report(r) for r in rows]
 
-        return await self.store.run(work)
+        return await self.store.read(work)
 
 
 def _report(row: ReportRow) -> Report:

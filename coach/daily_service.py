@@ -64,7 +64,7 @@ class DailyService(EngineBase):
             row = await db.get(DailySchedule, guild_id)
             return _schedule(row) if row else None
 
-        return await self.store.run(work)
+        return await self.store.read(work)
 
     async def due_posts(self, now: datetime | None = None) -> list[DuePost]:
         """Enabled schedules whose post time for their current local date has passed
@@ -89,7 +89,7 @@ class DailyService(EngineBase):
                     due.append(DuePost(schedule, local_day, post_at))
             return due
 
-        return await self.store.run(work)
+        return await self.store.read(work)
 
     # -- the pick --------------------------------------------------------
     def _pick(self, row: DailyPickRow) -> DailyPick:
@@ -227,4 +227,4 @@ class DailyService(EngineBase):
                 shown_index(row.option_order, question.answer) if question else -1,
             )
 
-        return await self.store.run(work)
+        return await self.store.read(work)

@@ -60,7 +60,7 @@ class ProgressService(EngineBase):
         try:
             return await self.store.run(work)
         except IntegrityError:  # the same attempt_key raced in on another connection
-            return await self.store.run(existing)
+            return await self.store.read(existing)
 
     @staticmethod
     def _attempt_record(row: Attempt, *, xp: int, duplicate: bool, next_review=None) -> AttemptRecord:
@@ -71,7 +71,7 @@ class ProgressService(EngineBase):
         )
 
     async def due(self, user_id: int) -> DueList:
-        items = await self.store.run(lambda db: self.due_items(db, user_id))
+        items = await self.store.read(lambda db: self.due_items(db, user_id))
         return DueList(
             questions=tuple(i for i in items if i.kind == QUESTION), bites=tuple(i for i in items if i.kind == BITE)
         )
@@ -116,7 +116,7 @@ class ProgressService(EngineBase):
                 reviews_due=len(await self.due_items(db, user_id)),
             )
 
-        return await self.store.run(work)
+        return await self.store.read(work)
 
     async def leaderboard(
         self, guild_id: int, period: Literal["week", "month", "all"] = "week", limit: int = 10
@@ -141,7 +141,7 @@ class ProgressService(EngineBase):
         async def work(db):
             return (await db.execute(query)).all()
 
-        rows = await self.store.run(work)
+        rows = await self.store.read(work)
         return [LeaderRow(rank, user_id, int(total)) for rank, (user_id, total) in enumerate(rows, start=1)]
 
     async def reminders_due(self) -> list[Reminder]:

@@ -76,7 +76,7 @@ class QuizService(EngineBase):
             row = await db.get(QuizSession, session_id)
             return self.quiz_state(row) if row else None
 
-        return await self.store.run(work)
+        return await self.store.read(work)
 
     # -- starting --------------------------------------------------------
     async def start_quiz(self, user_id: int, guild_id: int, track: str, count: int = DEFAULT_COUNT) -> StartResult:
@@ -103,7 +103,7 @@ class QuizService(EngineBase):
         """A session over the user's due question cards (most overdue first); due
         bite cards come back in `explain_again`. Nothing due: both session fields None."""
         self._check_count(count)
-        due = await self.store.run(lambda db: self.due_items(db, user_id))
+        due = await self.store.read(lambda db: self.due_items(db, user_id))
         questions = [item.item_id for item in due if item.kind == QUESTION][:count]
         explain_again = tuple(item for item in due if item.kind == BITE)
         if not questions:

@@ -17,6 +17,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+READ_ONLY_OPTION = "coach_read_only"
 
 
 def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
@@ -36,7 +37,9 @@ def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection):
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # Reads (Store.read) begin deferred so a writer holding the lock never blocks them.
+        reading = connection.get_execution_options().get(READ_ONLY_OPTION, False)
+        connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 
 def _is_disconnect(error: DBAPIError) -> bool:
@@ -65,18 +68,24 @@ class Store:
         else:
             self.engine = create_async_engine(url, echo=echo, pool_pre_ping=True)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._read_sessions = async_sessionmaker(
+            self.engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False
+        )
 
-    async def run(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    async def run(self, work: Callable[[AsyncSession], Awaitable[T]], *, read_only: bool = False) -> T:
         """Run `work` in one transaction and commit it.
 
         A connection that died under us (PostgreSQL restarted, backend killed, network
         cut) or a SQLite lock that outlasted the busy timeout gets exactly one retry
         on a fresh connection. `work` must therefore be safe to run twice: every write
         in the engine is guarded by a unique constraint or a conditional update.
+        `read_only=True` (or `read`) is for work that writes nothing: on SQLite it does
+        not take the write lock, so it runs even while another writer holds it.
         """
+        factory = self._read_sessions if read_only else self.sessions
         for attempt in (1, 2):
             try:
-                async with self.sessions() as session:
+                async with factory() as session:
                     async with session.begin():
                         return await work(session)
             except DBAPIError as error:
@@ -86,6 +95,10 @@ class Store:
                 log.warning("database transaction failed (%s); retrying once", type(error.orig).__name__)
                 await asyncio.sleep(0.05)
         raise AssertionError("unreachable")
+
+    async def read(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """`run(work, read_only=True)`."""
+        return await self.run(work, read_only=True)
 
     async def upgrade(self, revision: str = "head") -> None:
         """Apply the packaged Alembic migrations up to `revision`."""

@@ -205,3 +205,19 @@ async def test_migrations_keep_a_live_session_and_its_xp(empty_database_url, cat
         second = await coach.start_quiz(USER, GUILD, "demo", count=5)  # one-active index survived
         assert second.conflict is not None and second.conflict.session_id == state.session_id
         assert await answers_and_xp(restarted, state.session_id) == (3, stats_before.xp_total + 10)
+
+
+async def test_sqlite_reads_proceed_while_a_second_writer_holds_the_lock(sqlite_url, catalog, settings, clock):
+    url, path = sqlite_url
+    async with Store(url, busy_timeout_ms=200) as store:
+        coach = new_coach(store, catalog, settings, clock)
+        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            assert (await coach.get_session(state.session_id)).position == 0
+            assert (await coach.stats(USER, GUILD)).xp_total == 0
+            assert await coach.leaderboard(GUILD, "all") == []
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
