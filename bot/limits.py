@@ -51,10 +51,15 @@ def embed_size(embed: Embed) -> int:
 
 
 def fit_buttons(buttons: tuple[Button, ...]) -> tuple[Button, ...]:
-    """Clip labels, and place buttons into at most 5 rows of 5 (overflow is dropped)."""
+    """Clip labels, drop repeated custom_ids (Discord refuses them), and place buttons
+    into at most 5 rows of 5 (overflow is dropped)."""
     placed: list[Button] = []
     per_row: dict[int, int] = {}
+    seen: set[str] = set()
     for button in buttons:
+        if button.custom_id in seen:
+            continue
+        seen.add(button.custom_id)
         row = min(button.row, ROWS - 1)
         while row < ROWS and per_row.get(row, 0) >= PER_ROW:
             row += 1
