@@ -37,6 +37,7 @@ class Settings(BaseSettings):
     discord_gateway_url: str | None = Field(None, description="Another Discord gateway URL (the local fake in tests).")
     database_url: str = Field("sqlite+aiosqlite:///var/coach.db", description="SQLAlchemy async URL.")
     data_dir: Path = Field(Path("var"), description="Writable folder: SQLite file, index, models.")
+    content_dir: Path | None = Field(None, description="Tracks folder; default: the packaged content/tracks.")
 
     llm_enabled: bool = Field(True, description="Use the LLM grader (else embedding grader only).")
     llm_base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible vLLM URL.")
