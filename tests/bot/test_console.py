@@ -1,0 +1,109 @@
+"""`coach chat` driven through its input stream (a subprocess with stdin) and once
+through a pseudo-terminal, on a fresh var/ and with no network."""
+
+import os
+import pty
+import select
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.console import format_reply, parse_command
+from bot import render
+
+REPO = Path(__file__).parents[2]
+TRACKS = REPO / "tests" / "e2e" / "tracks"
+COACH = [str(REPO / ".venv" / "bin" / "coach"), "chat"]
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def env(tmp_path):
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "LLM_"))}
+    clean.update(CONTENT_DIR=str(TRACKS), LLM_BASE_URL=f"http://127.0.0.1:{closed_port()}/v1", LLM_TIMEOUT_S="2",
+                 HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
+    return clean
+
+
+def test_parse_command_reads_discord_style_options():
+    assert parse_command("/quiz inference count:5") == ("quiz", ["inference"], {"count": "5"})
+    assert parse_command("/bite kv cache") == ("bite", ["kv", "cache"], {})
+    assert parse_command("/settings timezone:Europe/Paris reminders:true") == (
+        "settings", [], {"timezone": "Europe/Paris", "reminders": "true"})
+
+
+def test_format_reply_lists_buttons_with_their_shortcuts():
+    text = format_reply(render.help_text(console=True))
+    assert "**" not in text and "/quit" in text
+
+
+def test_piped_session_on_a_fresh_var(tmp_path, env):
+    script = "\n".join([
+        "/quiz inference count:5", "a", "next", "b", "next", "stop",
+        "/bite kv cache",
+        "/explain kv cache",
+        "The KV cache keeps the keys and values of earlier tokens in every layer so each step only computes the "
+        "newest token, and the memory grows with sequence length and batch size.",
+        "/stats", "/nonsense", "/quit", "/help",  # nothing after /quit runs
+    ]) + "\n"
+    done = subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=240)
+    out = done.stdout
+    assert done.returncode == 0, done.stderr
+    assert out.startswith("Interview Coach — console mode")
+    assert (tmp_path / "var" / "coach.db").exists(), "made its own database under var/"
+    assert "Quiz · 1/5" in out and "Quiz · 2/5" in out and "Why:" in out
+    assert "Quiz stopped" in out
+    assert "== The KV cache ==" in out
+    assert "Score " in out and "fallback embedding grader" in out
+    assert "Your progress" in out and "Unknown command /nonsense" in out
+    assert out.rstrip().endswith("Bye — good luck with the interview!")
+    assert "Traceback" not in done.stderr
+
+
+def test_end_of_input_exits_cleanly(tmp_path, env):
+    done = subprocess.run(COACH, input="/help\n", capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert done.returncode == 0 and "/quit" in done.stdout
+
+
+def _read_until(fd, needle: str, timeout: float = 120) -> str:
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while needle not in seen:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never saw {needle!r}; got:\n{seen[-2000:]}")
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                seen += os.read(fd, 65536).decode(errors="replace")
+            except OSError:
+                break
+    return seen
+
+
+def test_interactive_terminal(tmp_path, env):
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(COACH, stdin=slave, stdout=slave, stderr=slave, cwd=tmp_path, env=env, close_fds=True)
+    os.close(slave)
+    try:
+        _read_until(master, "> ")  # a prompt is shown on a terminal
+        os.write(master, b"/quiz inference count:5\n")
+        screen = _read_until(master, "Quiz · 1/5")
+        assert "[1] A (a)" in _read_until(master, "> ") or "[1] A (a)" in screen
+        os.write(master, b"c\n")
+        _read_until(master, "Next")
+        os.write(master, b"/quit\n")
+        _read_until(master, "Bye")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
