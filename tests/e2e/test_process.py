@@ -1,0 +1,63 @@
+"""`coach run` as a real process with DISCORD_TOKEN set: it connects to the fake
+Discord, and a quiz survives the process being killed (SIGKILL) mid-way."""
+
+import asyncio
+import copy
+import os
+import signal
+from pathlib import Path
+
+from tests.e2e.conftest import TRACKS, button, closed_port, original
+from tests.fakediscord.records import RESPONSE_UPDATE
+
+REPO = Path(__file__).parents[2]
+
+
+async def spawn_bot(fake, tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "LLM_"))}
+    env.update(
+        DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base, DISCORD_GATEWAY_URL=fake.gateway_url,
+        DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/coach.db", DATA_DIR=str(tmp_path), CONTENT_DIR=str(TRACKS),
+        LLM_BASE_URL=f"http://127.0.0.1:{closed_port()}/v1", METRICS_PORT="0", PYTHONPATH=str(REPO),
+    )
+    fake.commands_synced.clear()
+    proc = await asyncio.create_subprocess_exec(str(REPO / ".venv" / "bin" / "coach"), "run", env=env, cwd=tmp_path,
+                                                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    try:
+        await asyncio.wait_for(fake.commands_synced.wait(), 60)
+        await asyncio.wait_for(_connected(fake), 30)
+    except TimeoutError:
+        proc.kill()
+        raise AssertionError((await proc.stderr.read()).decode()[-3000:])
+    return proc
+
+
+async def _connected(fake):
+    while not fake.gateways:
+        await asyncio.sleep(0.05)
+
+
+async def test_bot_process_survives_sigkill_mid_quiz(fake, tmp_path):
+    guild, user = fake.add_guild(), fake.add_user("user")
+    first = await spawn_bot(fake, tmp_path)
+    try:
+        start = await fake.slash(user, "quiz", guild=guild, options={"count": 5})
+        await start.acknowledged(timeout=30)
+        message = copy.deepcopy(original(fake, start))
+        click = await fake.click(user, message, button(message, "A")["custom_id"])
+        assert await click.acknowledged() == RESPONSE_UPDATE
+        answered = copy.deepcopy(fake.messages[int(message["id"])])
+    finally:
+        first.send_signal(signal.SIGKILL)
+        await first.wait()
+    while fake.gateways:
+        await asyncio.sleep(0.05)
+
+    second = await spawn_bot(fake, tmp_path)
+    try:
+        nxt = await fake.click(user, answered, button(answered, "Next")["custom_id"])
+        assert await nxt.acknowledged(timeout=30) == RESPONSE_UPDATE
+        assert fake.messages[int(message["id"])]["embeds"][0]["title"].startswith("Quiz · 2/5")
+    finally:
+        second.send_signal(signal.SIGTERM)
+        await second.wait()
