@@ -37,10 +37,10 @@ from content import default_catalog  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 from tests.reliability.botproc import BotProcess, bot_environment  # noqa: E402
 
-RATE_LIMITED_ROUTES = [  # (name, path pattern, retry_after range in seconds)
-    ("interaction callback", r"/interactions/\d+/[^/]+/callback$", (0.05, 0.3)),
-    ("followup message", r"/webhooks/\d+/[^/]+$", (0.2, 1.5)),
-    ("edit original", r"/webhooks/\d+/[^/]+/messages/", (0.2, 1.5)),
+RATE_LIMITED_ROUTES = [  # (name, path pattern, retry_after range in seconds, weight)
+    ("interaction callback", r"/interactions/\d+/[^/]+/callback$", (0.05, 0.3), 3),
+    ("followup message", r"/webhooks/\d+/[^/]+$", (0.2, 1.5), 1),
+    ("edit original", r"/webhooks/\d+/[^/]+/messages/", (0.2, 1.5), 1),
 ]
 
 
@@ -175,7 +175,7 @@ class Soak:
         return f"bot SIGKILLed; new process connected after {bot.startup_s:.1f} s"
 
     def inject_429(self) -> str:
-        name, path, (low, high) = self.rng.choice(RATE_LIMITED_ROUTES)
+        name, path, (low, high), _ = self.rng.choices(RATE_LIMITED_ROUTES, [r[3] for r in RATE_LIMITED_ROUTES])[0]
         fault = self.fake.inject(429, path=path, times=self.rng.randint(1, 5),
                                  retry_after=round(self.rng.uniform(low, high), 2))
         self.faults_429.append((name, fault))
@@ -225,7 +225,7 @@ class Soak:
         guilds = [self.fake.add_guild(f"Soak {i}") for i in range(args.guilds)]
         self.env = bot_environment(self.fake, self.workdir, LLM_BASE_URL=llm_url)
         await self.start_bot()
-        self.event("bot", f"first process connected after {self.bots[0].startup_s:.1f} s")
+        self.log(f"bot connected after {self.bots[0].startup_s:.1f} s; users start")
         catalog = default_catalog()
 
         self.clock = Clock()
