@@ -8,7 +8,7 @@ from coach.engine_base import EngineBase
 from coach.errors import InvalidRequest, NotFound
 from coach.results import Report, UserSettings
 from coach.store.models import USER_OWNED, Attempt, ReportRow, User
-from coach.timeutil import validate_timezone
+from coach.timeutil import echo, validate_timezone
 
 SETTING_FIELDS = ("timezone", "keep_answers", "leaderboard_opt_out", "reminders")
 REPORT_NOTE_MAX = 2000
@@ -70,7 +70,7 @@ class AccountService(EngineBase):
     async def report(self, user_id: int, guild_id: int, item_id: str, note: str) -> Report:
         """File a "report this question/bite" note for the maintainers."""
         if item_id not in self.catalog.questions and item_id not in self.catalog.bites:
-            raise NotFound(f"no question or bite {item_id!r}")
+            raise NotFound(f"no question or bite {echo(item_id)}")
         note = (note or "").strip()
         if not note:
             raise InvalidRequest("say what is wrong with it")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Iterable, Protocol, Sequence
 
-from coach.timeutil import validate_timezone, zone
+from coach.timeutil import echo, validate_timezone, zone
 
 _TIME = re.compile(r"([0-9]{1,2}):([0-9]{2})")
 
@@ -30,10 +30,10 @@ def parse_time(text: str) -> time:
         raise ValueError("time must be text like 09:30")
     match = _TIME.fullmatch(text.strip())
     if not match:
-        raise ValueError(f"time {text[:20]!r} is not HH:MM (24-hour), e.g. 09:30")
+        raise ValueError(f"time {echo(text, 20)} is not HH:MM (24-hour), e.g. 09:30")
     hour, minute = int(match.group(1)), int(match.group(2))
     if hour > 23 or minute > 59:
-        raise ValueError(f"time {text.strip()!r} is out of range: hours 00-23, minutes 00-59")
+        raise ValueError(f"time {echo(text.strip(), 20)} is out of range: hours 00-23, minutes 00-59")
     return time(hour, minute)
 
 

@@ -167,6 +167,8 @@ class DailyService(EngineBase):
         member; a second click returns outcome "already_answered" with their first choice."""
         if not isinstance(choice, int) or choice < 0:
             raise InvalidRequest("choice must be an option index")
+        called_at = self.now()
+        xp_key = f"daily:{guild_id}:{local_date.isoformat()}:{user_id}"
 
         async def work(db):
             row = await self._pick_row(db, guild_id, local_date)
@@ -187,15 +189,19 @@ class DailyService(EngineBase):
                 )
             ).scalar_one_or_none()
             if earlier is not None:
-                return AnswerResult("already_answered", 0, 1, correct=earlier.correct, choice=earlier.choice, **common)
+                # Stored after this call began: our own commit whose reply was lost, retried.
+                mine = earlier.answered_at > called_at
+                return AnswerResult(
+                    "ok" if mine else "already_answered", 0, 1, correct=earlier.correct, choice=earlier.choice,
+                    xp_gained=await self.xp_for_keys(db, [xp_key]) if mine else 0, **common,
+                )
             if choice >= len(row.option_order):
                 raise InvalidRequest(f"choice must be 0-{len(row.option_order) - 1}")
             correct = row.option_order[choice] == question.answer
             db.add(DailyAnswer(guild_id=guild_id, local_date=local_date, user_id=user_id, choice=choice,
                                correct=correct, answered_at=self.now()))
             await db.flush()
-            xp = await self.credit_xp(db, user_id, guild_id, XP_DAILY_CORRECT if correct else 0,
-                                      f"daily:{guild_id}:{local_date.isoformat()}:{user_id}")
+            xp = await self.credit_xp(db, user_id, guild_id, XP_DAILY_CORRECT if correct else 0, xp_key)
             self.touch_streak(user)
             due = await self.review_item(db, user_id, QUESTION, question.id, rating_for_answer(correct))
             return AnswerResult("ok", 0, 1, correct=correct, choice=choice, xp_gained=xp, next_review=due, **common)

@@ -20,7 +20,7 @@ from coach.review import BITE, QUESTION, make_scheduler, review
 from coach.scoring import StreakState, current_streak, record_activity
 from coach.store import Store
 from coach.store.models import ReviewCard, User, XpEvent
-from coach.timeutil import local_date, utcnow
+from coach.timeutil import echo, local_date, utcnow
 from content import Catalog
 
 
@@ -167,5 +167,5 @@ class EngineBase:
         found = self.catalog.tracks.get(track)
         if found is None:
             known = ", ".join(sorted(self.catalog.tracks)) or "none"
-            raise InvalidRequest(f"unknown track {track!r} (known: {known})")
+            raise InvalidRequest(f"unknown track {echo(track)} (known: {known})")
         return found

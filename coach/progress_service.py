@@ -14,7 +14,7 @@ from coach.results import AttemptRecord, AttemptSummary, BiteAccuracy, DueList, 
 from coach.review import BITE, QUESTION, rating_for_grade
 from coach.scoring import explanation_xp, streak_at_risk
 from coach.store.models import Attempt, QuizAnswer, User, XpEvent
-from coach.timeutil import zone
+from coach.timeutil import echo, zone
 
 PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30), "all": None}
 REMINDER_LOCAL_HOUR = 18  # reminders go out from 18:00 in the user's timezone
@@ -30,7 +30,7 @@ class ProgressService(EngineBase):
         XP for the grade; the (user, bite) FSRS card reviewed. With `attempt_key`,
         a retry of the same attempt stores and credits nothing new (`duplicate=True`)."""
         if bite_id not in self.catalog.bites:
-            raise InvalidRequest(f"unknown bite {bite_id!r}")
+            raise InvalidRequest(f"unknown bite {echo(bite_id)}")
         if not isinstance(score, int) or not 0 <= score <= 4:
             raise InvalidRequest("score must be 0-4")
 

@@ -121,16 +121,22 @@ class QuizService(EngineBase):
             raise InvalidRequest(f"count must be between {MIN_COUNT} and {MAX_COUNT}")
 
     async def _start(self, user_id, guild_id, track, kind, choose) -> StartResult:
+        called_at = self.now()
+
         async def work(db):
             existing = await self._active_row(db, user_id, guild_id)
             if existing is not None:
+                # Created after this call began, for the same track: our own commit whose
+                # reply was lost (then retried), or a double-clicked /quiz. Not a conflict.
+                if existing.created_at > called_at and (existing.track, existing.kind) == (track, kind):
+                    return StartResult(session=self.quiz_state(existing))
                 return StartResult(conflict=self.quiz_state(existing))
             question_ids = await choose(db)
+            orders = [shuffled_order(self.rng, len(self.catalog.questions[q].options)) for q in question_ids]
             now = self.now()
             row = QuizSession(
-                user_id=user_id, guild_id=guild_id, track=track, kind=kind, status=ACTIVE,
-                question_ids=question_ids, option_orders=[shuffled_order(self.rng, len(self.catalog.questions[q].options)) for q in question_ids],
-                position=0, correct_count=0, created_at=now, updated_at=now,
+                user_id=user_id, guild_id=guild_id, track=track, kind=kind, status=ACTIVE, question_ids=question_ids,
+                option_orders=orders, position=0, correct_count=0, created_at=now, updated_at=now,
             )
             db.add(row)
             await db.flush()
@@ -138,8 +144,8 @@ class QuizService(EngineBase):
 
         try:
             return await self.store.run(work)
-        except IntegrityError:  # another start won the race for the one active slot
-            return StartResult(conflict=await self.active_session(user_id, guild_id))
+        except IntegrityError:  # another start won the race for the one active slot: report it
+            return await self.store.run(work)
 
     # -- answering -------------------------------------------------------
     async def answer(self, user_id: int, session_id: int, position: int, choice: int) -> AnswerResult:

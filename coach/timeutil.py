@@ -18,6 +18,12 @@ def _known_zones() -> frozenset[str]:
     return frozenset(available_timezones())
 
 
+def echo(text: str, limit: int = 40) -> str:
+    """User input quoted back in an error message: printable, and never long."""
+    shown = "".join(ch if ch.isprintable() else "?" for ch in str(text)[:limit])
+    return repr(shown + ("…" if len(str(text)) > limit else ""))
+
+
 def validate_timezone(name: str) -> str:
     """Return the IANA name unchanged, or raise ValueError saying why it is not one.
 
@@ -28,11 +34,11 @@ def validate_timezone(name: str) -> str:
         raise ValueError("timezone is empty; use an IANA name such as Europe/Paris")
     name = name.strip()
     if name not in _known_zones() and name != "UTC":
-        raise ValueError(f"unknown timezone {name[:60]!r}; use an IANA name such as America/New_York")
+        raise ValueError(f"unknown timezone {echo(name)}; use an IANA name such as America/New_York")
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:  # pragma: no cover - list and files disagree
-        raise ValueError(f"timezone {name!r} is not installed: {error}") from None
+        raise ValueError(f"timezone {echo(name)} is not installed: {error}") from None
     return name
 
 

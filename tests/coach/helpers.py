@@ -80,3 +80,11 @@ def correct_choice(coach, state) -> int:
 
 def wrong_choice(coach, state) -> int:
     return (correct_choice(coach, state) + 1) % 4
+
+
+class TickingClock(Clock):
+    """Like Clock, but every reading is a millisecond after the last, as real time is."""
+
+    def __call__(self) -> datetime:
+        self.moment += timedelta(milliseconds=1)
+        return self.moment

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from datetime import date
 
 import pytest
 from sqlalchemy import func, select
@@ -15,8 +16,8 @@ from sqlalchemy.exc import OperationalError
 from coach.engine import Coach
 from coach.migrations import alembic_config
 from coach.store import Store
-from coach.store.models import QuizAnswer, XpEvent
-from tests.coach.helpers import correct_choice
+from coach.store.models import DailyAnswer, QuizAnswer, QuizSession, XpEvent
+from tests.coach.helpers import TickingClock, correct_choice
 from tests.coach.tcp_proxy import CuttingProxy
 from tests.fixtures.db import create_pg_database, drop_pg_database, pg_admin, pg_template, pg_url_for
 
@@ -130,11 +131,11 @@ async def test_pg_backends_terminated_mid_session_lose_nothing(pg_url, catalog, 
 
 
 @pytest.fixture
-async def proxied(pg_url, catalog, settings, clock):
+async def proxied(pg_url, catalog, settings):
     upstream = make_url(pg_url_for(pg_url))
     proxy = await CuttingProxy(upstream.host or "127.0.0.1", upstream.port or 5432).start()
     store = Store(upstream.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False))
-    yield proxy, store, new_coach(store, catalog, settings, clock)
+    yield proxy, store, new_coach(store, catalog, settings, TickingClock())
     await store.dispose()
     await proxy.stop()
 
@@ -162,6 +163,35 @@ async def test_pg_connection_cut_after_commit_is_not_counted_twice(proxied):
     assert await answers_and_xp(store, state.session_id) == (2, 20)
     again = await coach.answer(USER, state.session_id, 1, correct_choice(coach, current))
     assert again.already_answered and again.xp_gained == 0
+
+
+async def test_pg_cut_after_a_start_commits_still_gives_the_user_their_session(proxied):
+    proxy, store, coach = proxied
+    proxy.arm(b"COMMIT", forward=True)
+    started = await coach.start_quiz(USER, GUILD, "demo", count=5)
+    assert proxy.cuts == 1
+    assert started.session is not None and started.conflict is None  # not "you already have a quiz"
+    sessions = await store.run(lambda db: db.scalar(select(func.count()).select_from(QuizSession)))
+    assert sessions == 1
+    later = await coach.start_quiz(USER, GUILD, "demo", count=5)  # a real second /quiz is a conflict
+    assert later.conflict.session_id == started.session.session_id
+
+
+async def test_pg_cut_after_a_daily_answer_commits_counts_once_as_the_users_own(proxied):
+    proxy, store, coach = proxied
+    day = date(2026, 3, 2)
+    pick = await coach.pick_daily(GUILD, day, track="demo")
+    question = coach.catalog.questions[pick.question.question_id]
+    right = pick.question.options.index(question.options[question.answer])
+    proxy.arm(b"COMMIT", forward=True)
+    result = await coach.record_daily_answer(GUILD, day, USER, right)
+    assert proxy.cuts == 1
+    assert result.counted and result.correct and result.xp_gained == 10
+    again = await coach.record_daily_answer(GUILD, day, USER, right)
+    assert again.already_answered and again.xp_gained == 0
+    rows = await store.run(lambda db: db.scalar(select(func.count()).select_from(DailyAnswer)))
+    xp = await store.run(lambda db: db.scalar(select(func.sum(XpEvent.amount))))
+    assert (rows, xp) == (1, 10)
 
 
 # -- migrations on a database with data ---------------------------------------
