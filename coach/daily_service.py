@@ -164,7 +164,8 @@ class DailyService(EngineBase):
     # -- answers ---------------------------------------------------------
     async def record_daily_answer(self, guild_id: int, local_date: date, user_id: int, choice: int) -> AnswerResult:
         """A member's answer to the daily question (shown order). Counted once per
-        member; a second click returns outcome "already_answered" with their first choice."""
+        member; a second click returns outcome "already_answered" with their first choice
+        (a retry of this same call, after a commit whose reply was lost, reports "ok")."""
         if not isinstance(choice, int) or choice < 0:
             raise InvalidRequest("choice must be an option index")
         called_at = self.now()

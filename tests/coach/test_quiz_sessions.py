@@ -215,3 +215,25 @@ async def test_draw_favours_unseen_and_missed_questions(coach, clock):
         await coach.abandon(USER, state.session_id)
     # Uniform draws would overlap 3 on average; weights 4:1 bring it near 1.
     assert sum(overlaps) / len(overlaps) < 2.0
+
+
+async def test_questions_with_other_than_four_options(store, settings, clock, tmp_path):
+    import yaml
+
+    from content import load_catalog
+    from tests.coach.helpers import bite_doc, write_track
+
+    write_track(tmp_path, "odd", {f"odd-{c}": 1 for c in "abcde"})
+    for path in (tmp_path / "odd").glob("odd-*.yaml"):
+        doc = bite_doc(path.stem, 1)
+        doc["questions"][0].update(options=["yes", "no", "maybe"], answer=2, distractor_notes={0: "x", 1: "y"})
+        path.write_text(yaml.safe_dump(doc))
+    coach = Coach(store, load_catalog(tmp_path), settings, clock=clock, rng_seed=3, enable_fuzzing=False)
+    state = (await coach.start_quiz(USER, GUILD, "odd", count=5)).session
+    assert len(state.question.options) == 3
+    with pytest.raises(InvalidRequest):
+        await coach.answer(USER, state.session_id, 0, 3)
+    result = await coach.answer(USER, state.session_id, 0, state.question.options.index("maybe"))
+    assert result.correct and result.correct_choice == state.question.options.index("maybe")
+    pick = await coach.pick_daily(GUILD, clock().date(), track="odd")
+    assert sorted(pick.question.options) == ["maybe", "no", "yes"]
