@@ -20,6 +20,11 @@ AWARE = st.datetimes(
 )
 
 
+# No per-example deadline: the first call loads the tz database, and the machine is shared.
+RELAXED = settings(deadline=None)
+
+
+@RELAXED
 @given(st.text(max_size=40))
 def test_parse_time_accepts_or_raises_value_error(text):
     try:
@@ -31,12 +36,14 @@ def test_parse_time_accepts_or_raises_value_error(text):
         assert parse_time(format_time(parsed)) == parsed
 
 
+@RELAXED
 @given(st.integers(0, 23), st.integers(0, 59), st.sampled_from(["", " ", "\t"]))
 def test_every_valid_time_parses(hour, minute, pad):
     assert parse_time(f"{pad}{hour:02d}:{minute:02d}{pad}") == time(hour, minute)
     assert parse_time(f"{hour}:{minute:02d}") == time(hour, minute)
 
 
+@RELAXED
 @given(st.one_of(st.text(max_size=80), st.sampled_from(ZONES), st.from_regex(r"[A-Za-z_/.\-+0-9]{1,40}")))
 def test_timezone_validation_accepts_or_raises_value_error(name):
     try:
@@ -47,6 +54,7 @@ def test_timezone_validation_accepts_or_raises_value_error(name):
         ZoneInfo(validated)
 
 
+@RELAXED
 @given(st.text(max_size=12), st.text(max_size=40))
 def test_validate_schedule_never_crashes(time_text, tz_text):
     try:
@@ -56,7 +64,7 @@ def test_validate_schedule_never_crashes(time_text, tz_text):
     assert isinstance(at, time) and tz in ZONES + ["UTC"]
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.integers(0, 23), st.integers(0, 59), st.sampled_from(ZONES), AWARE)
 def test_next_post_time_is_soon_after_now_and_at_the_local_time(hour, minute, tz, now):
     schedule = SimpleNamespace(local_time=time(hour, minute), timezone=tz)
