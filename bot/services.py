@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.ratelimit import Cooldown, Drafts
 from coach.config import Settings
-from content import Catalog, default_catalog
+from content import Catalog, default_catalog, load_catalog
 
 log = logging.getLogger("coach.bot.services")
 
@@ -66,10 +67,13 @@ class Services:
 
     async def warm_up(self) -> None:
         """Load the models in the background at start so the first /explain is quick."""
+        started = time.perf_counter()
         try:
             await self.grader()
         except Exception:  # a broken model must not stop the bot; /explain reports it
             log.exception("warm-up failed")
+        else:
+            log.warning("models loaded", extra={"seconds": round(time.perf_counter() - started, 1)})
 
     async def close(self) -> None:
         if self.llm is not None:
@@ -102,7 +106,8 @@ async def build_services(
 
     if settings.sqlite_path is not None:
         settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
-    catalog = catalog or default_catalog()
+    if catalog is None:
+        catalog = load_catalog(settings.content_dir) if settings.content_dir else default_catalog()
     store = Store(settings.database_url)
     if upgrade:
         await store.upgrade()
