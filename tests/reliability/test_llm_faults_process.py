@@ -1,0 +1,88 @@
+"""The real bot process with its LLM misbehaving (a scripted OpenAI-compatible server,
+tests/serving/fake_llm.py): slow past the timeout, 500s, garbage, JSON that fails the
+schema, a connection dropped mid-reply. `/explain` always answers within Discord's 3
+seconds, says when the grade came from the fallback grader, stores each attempt once;
+the breaker opens (the LLM is not called) and closes again once the LLM is healthy."""
+
+import asyncio
+
+import pytest
+
+from content import default_catalog
+from tests.fakediscord.records import RESPONSE_DEFER
+from tests.reliability.conftest import Bots
+from tests.serving.fake_llm import FakeLLMServer, die, ok, raw, slow, status
+
+BITE = "kv-cache"
+LLM_LABEL, FALLBACK_LABEL = "Graded by the LLM grader", "fallback embedding grader"
+COOLDOWN_S = 4.0
+
+
+def healthy_verdict(answer: str, n_points: int) -> dict:
+    quote = " ".join(answer.split()[:8])  # a real quote from the answer, so it counts
+    return {"key_points": [{"status": "covered", "quote": quote}] * n_points,
+            "red_flag": False, "red_flag_quote": "", "injection": False}
+
+
+@pytest.fixture
+async def llm():
+    server = await FakeLLMServer().start()
+    yield server
+    await server.stop()
+
+
+async def submit(fake, user, guild, answer: str) -> tuple[str, str]:
+    """Answer through the modal; returns (interaction id, the grade's footer)."""
+    record = await fake.submit(user, f"m:{BITE}", {"answer": answer}, guild=guild)
+    assert await record.acknowledged(timeout=5) == RESPONSE_DEFER, "grading is deferred at once"
+    assert record.first_response_latency < 3.0
+    reply = await record.followup(timeout=60)
+    assert reply["embeds"] and reply["embeds"][0]["title"].startswith("Score "), reply.get("content")
+    return record.id, reply["embeds"][0]["footer"]["text"]
+
+
+async def test_explain_survives_every_llm_fault_and_the_breaker_recovers(fake, tmp_path, llm):
+    bite = default_catalog().bites[BITE]
+    answer = bite.model_answer
+    llm.default = ok(healthy_verdict(answer, len(bite.key_points)))
+    bots = Bots(fake, tmp_path)
+    bots.env.update(LLM_BASE_URL=llm.base_url, LLM_TIMEOUT_S="1.5", LLM_MAX_RETRIES="0",
+                    LLM_BREAKER_FAILURES="2", LLM_BREAKER_COOLDOWN_S=str(COOLDOWN_S), EXPLAIN_RATE_LIMIT="50")
+    guild, user = fake.add_guild(), fake.add_user("grace")
+    labels: dict[str, str] = {}
+    try:
+        await bots.start()
+
+        async def grade(expected: str, why: str) -> None:
+            interaction, footer = await submit(fake, user, guild, answer)
+            assert expected in footer, f"{why}: {footer!r}"
+            labels[interaction] = "llm" if expected == LLM_LABEL else "embedding"
+
+        await grade(LLM_LABEL, "a healthy LLM grades")
+        llm.then(slow(5.0))
+        await grade(FALLBACK_LABEL, "slow past the timeout")
+        llm.then(status(500))
+        await grade(FALLBACK_LABEL, "a 500")  # second failure in a row: the breaker opens
+        calls = llm.count("/v1/chat/completions")
+        await grade(FALLBACK_LABEL, "breaker open")
+        assert llm.count("/v1/chat/completions") == calls, "an open breaker does not call the LLM"
+
+        await asyncio.sleep(COOLDOWN_S + 0.5)
+        await grade(LLM_LABEL, "after the cool-down a trial succeeds and the breaker closes")
+        await grade(LLM_LABEL, "closed again")
+
+        for fault, why in [(raw(b"<html>502 Bad Gateway</html>"), "not JSON"),
+                           (ok({"key_points": [], "verdict": "great"}), "JSON that fails the schema"),
+                           (die(), "connection dropped mid-reply")]:
+            llm.then(fault)
+            await grade(FALLBACK_LABEL, why)
+
+        stored = dict(bots.query("SELECT attempt_key, grader FROM attempts"))
+        assert len(stored) == len(labels), "one attempt per submission, none twice"
+        assert {key.split(":")[0]: grader for key, grader in stored.items()} == labels, \
+            "each stored grader matches what the user was told"
+        xp = bots.query("SELECT COUNT(*), COUNT(DISTINCT source_key) FROM xp_events")
+        assert xp[0][0] == xp[0][1] <= len(labels)
+        bots.assert_no_errors_logged()
+    finally:
+        await bots.stop_all()
