@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 class _Link:
     client: asyncio.StreamWriter
     server: asyncio.StreamWriter
-    mute: bool = False  # drop server -> client bytes (the reply to a forwarded statement)
+    cut_on_reply: bool = False  # the trigger went through: cut as soon as the server answers it
 
     def close(self) -> None:
         for writer in (self.client, self.server):
@@ -59,14 +59,15 @@ class CuttingProxy:
                     self.trigger = None
                     self.cuts += 1
                     if self.forward_trigger:
-                        link.mute = True
+                        link.cut_on_reply = True
                         writer.write(data)
                         await writer.drain()
-                        await asyncio.sleep(0.3)  # the server has executed it by now
+                        continue
                     link.close()
                     return
-                if not upstream and link.mute:
-                    continue
+                if not upstream and link.cut_on_reply:
+                    link.close()  # the server has executed it; the client never hears back
+                    return
                 writer.write(data)
                 await writer.drain()
         except (ConnectionError, OSError):
