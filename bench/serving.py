@@ -40,6 +40,21 @@ class Prompt:
     bite_id: str
     build: object  # () -> messages; a fresh answer fence on every call, as the grader does
     schema: dict
+    full_verdict: str  # the compact JSON a capable judge would return, quoting the answer
+
+
+def full_verdict(answer: str, points: int) -> str:
+    """Every key point judged with a quote of about twenty words from the answer: the output
+    size to plan for on the GPU (the 135M plumbing model is cut off long before that)."""
+    words = answer.split()
+    quotes = [" ".join(words[i * 20 : i * 20 + 20]) for i in range(points)]
+    verdict = {
+        "key_points": [{"status": "covered", "quote": quote} for quote in quotes],
+        "red_flag": False,
+        "red_flag_quote": "",
+        "injection": False,
+    }
+    return json.dumps(verdict, separators=(",", ":"))
 
 
 @dataclass
@@ -65,7 +80,9 @@ def grading_prompts(count: int) -> list[Prompt]:
     for bite_id, answer in pairs[:count]:
         bite = catalog.bites[bite_id]
         schema = verdict_schema(len(bite.key_points)).model_json_schema()
-        prompts.append(Prompt(bite_id, lambda b=bite, a=answer: judge.messages(b, a), schema))
+        prompts.append(
+            Prompt(bite_id, lambda b=bite, a=answer: judge.messages(b, a), schema, full_verdict(answer, len(bite.key_points)))
+        )
     if len(prompts) < count:
         raise SystemExit(f"only {len(prompts)} grading prompts available, wanted {count}")
     return prompts
@@ -216,7 +233,8 @@ Warm is {cold['median_s'] / warm['median_s']:.1f}× faster to the first token.
 | static prefix (system prompt + rubric, chat-templated) | {shares['prefix_tokens']} ({shares['prefix_tokens'] // 128} full CPU blocks of 128) |
 | whole prompt, min / median / max | {shares['min']} / {shares['median']:.0f} / {shares['max']} |
 | prefix share of the prompt, min / median / max | {shares['share_min']:.0%} / {shares['share_median']:.0%} / {shares['share_max']:.0%} |
-| output tokens per grading, median at concurrency 1 | {shares['output_median']:.0f} |
+| output tokens per grading in this run (capped by `max_tokens`), median | {shares['output_median']:.0f} |
+| a complete verdict (every key point quoted, ~20 words each), min / median / max | {shares['verdict_min']} / {shares['verdict_median']:.0f} / {shares['verdict_max']} |
 """
 
 
@@ -243,12 +261,15 @@ async def main_async(args) -> str:
         ttft = await measure_ttft(http, client, args.model, prompts[: args.ttft_repeats])
         print(json.dumps(ttft), flush=True)
         prefix_tokens = await client.count_chat_tokens(prompts[0].build()[:1], add_generation_prompt=False)
+        verdict_tokens = [await client.count_tokens(p.full_verdict) for p in prompts]
     totals = levels[0]["prompt_tokens"]
     share = [prefix_tokens / t for t in totals]
     shares = {
         "prefix_tokens": prefix_tokens, "min": min(totals), "median": statistics.median(totals), "max": max(totals),
         "share_min": min(share), "share_median": statistics.median(share), "share_max": max(share),
         "output_median": statistics.median(levels[0]["outputs"]),
+        "verdict_min": min(verdict_tokens), "verdict_median": statistics.median(verdict_tokens),
+        "verdict_max": max(verdict_tokens),
     }
     host["load_end"] = os.getloadavg()
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
