@@ -1,0 +1,144 @@
+"""Tune thresholds on the dev split (never on test), in two stages.
+
+1. The score function's coverage cut-offs (`fit_score_thresholds`): the values under
+   which the function, applied to the hand-labelled key-point verdicts, best
+   reproduces the hand-given scores (ties go to the values nearest DESIGN.md's).
+2. The embedding judge's similarity thresholds (`search`), with the score function
+   from stage 1 fixed.
+
+Similarities are computed once per answer; every threshold combination is then
+scored from them with array arithmetic, so a full grid search takes seconds.
+Objective: the highest quadratic weighted kappa (to two decimals) among the settings
+whose red-flag recall and precision meet their floors; red-flag precision, then exact
+agreement, break ties. Without the precision floor the search buys tiny kappa gains
+with many false red flags (a "wrong" answer flagged scores 1 instead of 0).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from coach.grading.detectors import keyword_soup, looks_like_injection
+from coach.grading.embedding_judge import _NEGATION, EmbeddingJudge, EmbeddingThresholds
+from coach.grading.eval import quadratic_weighted_kappa
+from coach.grading.scoring import ScoreThresholds, score_answer
+
+COVERED = np.round(np.arange(0.45, 0.751, 0.025), 3)
+PARTIAL = np.round(np.arange(0.30, 0.651, 0.025), 3)
+RED_FLAG = np.round(np.arange(0.40, 0.751, 0.025), 3)
+# A red flag must beat every key point on its own sentence: a negative margin flagged
+# correct one-sentence answers (the red flag restates the topic, so it is always close).
+MARGIN = np.round(np.arange(0.0, 0.201, 0.025), 3)
+SCORE_GRID = {
+    "full": (0.8, 0.85, 0.9, 0.95),
+    "most": (0.5, 0.55, 0.6, 0.65, 0.7),
+    "half": (0.2, 0.25, 0.3, 0.35, 0.4),
+}
+
+
+def fit_score_thresholds(rows: list[dict], default: ScoreThresholds = ScoreThresholds()) -> tuple[ScoreThresholds, float]:
+    """Cut-offs under which score_answer(hand key-point labels) best matches the hand scores."""
+    graded = [r for r in rows if r["bite_id"] is not None]
+    best, best_key = default, None
+    for full, most, half in itertools.product(*SCORE_GRID.values()):
+        if not half < most < full:
+            continue
+        candidate = ScoreThresholds(full=full, most=most, half=half)
+        exact = sum(
+            score_answer(r["key_points"], red_flag=r["red_flag"], injection=r["injection"],
+                         keyword_soup=r["kind"] == "keyword_soup", thresholds=candidate) == r["score"]
+            for r in graded
+        ) / len(graded)
+        distance = abs(full - default.full) + abs(most - default.most) + abs(half - default.half)
+        key = (exact, -distance)
+        if best_key is None or key > best_key:
+            best, best_key = candidate, key
+    return best, best_key[0]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    embedding: EmbeddingThresholds
+    score: ScoreThresholds
+    qwk: float
+    exact: float
+    red_flag_recall: float
+    red_flag_precision: float
+    n: int
+
+
+@dataclass
+class _Features:
+    point_best: list[np.ndarray]  # per row: best similarity of each key point
+    flag_best: list[np.ndarray]  # per row: best red-flag similarity of each unit
+    point_per_unit: list[np.ndarray]  # per row: best key-point similarity of each unit
+    negated: list[np.ndarray]  # per row: unit contains a negation
+    zeroed: np.ndarray  # injection or keyword soup: score 0 whatever else
+    gold: np.ndarray
+    gold_flag: np.ndarray
+
+
+def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> _Features:
+    rows = [r for r in rows if r["bite_id"] is not None]
+    f = _Features([], [], [], [], np.zeros(len(rows), bool), np.array([r["score"] for r in rows]),
+                  np.array([r["red_flag"] for r in rows]))
+    for i, row in enumerate(rows):
+        bite = catalog.bites[row["bite_id"]]
+        sims = judge.similarities(bite, row["answer"])
+        f.point_best.append(sims.points.max(axis=1))
+        f.flag_best.append(sims.red_flag.max(axis=0))
+        f.point_per_unit.append(sims.points.max(axis=0))
+        f.negated.append(np.array([bool(_NEGATION.search(u)) for u in sims.units]))
+        injected = looks_like_injection(row["answer"]) or bool((sims.injection >= judge.thresholds.injection).any())
+        f.zeroed[i] = injected or keyword_soup(row["answer"])
+    return f
+
+
+def _coverage_scores(f: _Features, covered: float, partial: float, t: ScoreThresholds) -> np.ndarray:
+    scores = []
+    for best in f.point_best:
+        c = float(np.mean(np.where(best >= covered, 1.0, np.where(best >= partial, 0.5, 0.0))))
+        scores.append(4 if c >= t.full else 3 if c >= t.most else 2 if c >= t.half else 1 if c > 0 else 0)
+    return np.array(scores)
+
+
+def _red_flags(f: _Features, level: float, margin: float) -> np.ndarray:
+    return np.array([
+        bool(np.any((flag >= level) & (flag - point >= margin) & ~neg))
+        for flag, point, neg in zip(f.flag_best, f.point_per_unit, f.negated)
+    ])
+
+
+def search(
+    f: _Features, score: ScoreThresholds, *, min_recall: float = 0.8, min_precision: float = 0.6,
+    base: EmbeddingThresholds = EmbeddingThresholds(),
+) -> Calibration:
+    flags = {(lv, m): _red_flags(f, lv, m) for lv, m in itertools.product(RED_FLAG, MARGIN)}
+    coverage = {(c, p): _coverage_scores(f, c, p, score) for c, p in itertools.product(COVERED, PARTIAL) if p < c}
+    best_key, best = None, None
+    for (lv, m), flagged in flags.items():
+        tp = int((flagged & f.gold_flag).sum())
+        recall = tp / max(1, int(f.gold_flag.sum()))
+        if recall < min_recall:
+            continue
+        precision = tp / max(1, int(flagged.sum()))
+        if precision < min_precision:
+            continue
+        for (c, p), covered_scores in coverage.items():
+            pred = np.where(f.zeroed, 0, np.where(flagged, 1, covered_scores))
+            qwk = quadratic_weighted_kappa(list(f.gold), list(pred))
+            exact = float((pred == f.gold).mean())
+            # QWK to two decimals first: tiny kappa gains must not buy many false red flags.
+            key = (round(qwk, 2), round(precision, 4), round(exact, 4), round(qwk, 4))
+            if best_key is None or key > best_key:
+                best_key = key
+                best = Calibration(
+                    replace(base, covered=float(c), partial=float(p), red_flag=float(lv), red_flag_margin=float(m)),
+                    score, qwk, exact, recall, precision, len(f.gold),
+                )
+    if best is None:
+        raise ValueError(f"no threshold setting reaches red-flag recall {min_recall} and precision {min_precision}")
+    return best

@@ -1,0 +1,125 @@
+"""Cheap text detectors both graders share: an answer that tries to instruct the
+grader (injection) and an answer that lists terms without explaining (keyword soup).
+
+They run on every answer whichever judge is used, so a model that is fooled by an
+injection cannot turn it into a grade.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# A few look-alike letters that survive NFKC (Cyrillic and Greek) mapped to Latin.
+_HOMOGLYPHS = str.maketrans(
+    {"а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j",
+     "ѕ": "s", "ԁ": "d", "ο": "o", "α": "a", "ε": "e", "ι": "i", "ν": "v", "κ": "k", "τ": "t"}
+)
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().translate(_HOMOGLYPHS)
+
+
+_ADDRESS_GRADER = (
+    r"\b(ignore|disregard|forget|override|bypass|skip|overrule)\b(?:\s+\w+){0,4}\s+"
+    r"(instructions?|rules?|prompts?|rubrics?|guidelines|directions|criteria|messages?)\b",
+    r"\b(previous|prior|above|earlier|preceding|original|new|updated|real|actual|hidden)\s+"
+    r"(instructions?|rubric|grading rules|scoring rules)\b",
+    r"\b(score|grade|rate|mark)\s+(?:(this|me|it|my|the)\s+)?(?:(answer|response|one)\s+)?"
+    r"(?:(as|a|an|with|at|to)\s+)?(4|four|full|perfect|maximum|max|top|highest|100)\b",
+    r"\b(give|award|assign|output|return)\s+(?:(me|this|it|my|the)\s+)?(?:(answer|response)\s+)?"
+    r"(?:(a|an)\s+)?(4|four|full marks|perfect|maximum|max|top|highest)\b",
+    r"\b(4|four)\s*(out of|/)\s*(4|four)\b",
+    r"\b(full marks|perfect score|maximum score|highest score|top score)\b",
+    r"\b(all|every|each)\s+(of the\s+)?(key\s+)?points?\s+(are|is|were|as|should be|must be)?\s*(marked\s+)?covered\b",
+    r"\bmark\s+(all|every|each|everything)\s+(of the\s+)?(key\s+)?(points?|items?|criteria)?\s*(as\s+)?(covered|correct)\b",
+    r"\b(you are|you re|youre)\s+(now\s+)?(a|an|the|my)?\s*(\w+\s+)?(grader|judge|evaluator|assistant|examiner)\b",
+    r"\b(you are|you re|youre)\s+now\s+(a|an|the|my)?\s*(\w+\s+)?(model|ai|bot|llm)\b",
+    r"\b(give|gives|giving)\s+(\w+\s+){0,3}(4|four)\s+(points|out of|/)",
+    r"\b(act|behave|respond)\s+as\s+(a|an|the|if)\b",
+    r"\bpretend\s+(to be|you|that)\b",
+    r"\brole\s*-?\s*play\b",
+    r"\b(developer|god|debug|admin)\s+mode\b",
+    r"\bjailbreak\w*\b",
+    r"\b(dear|note to the|attention|hey|to the)\s+(grader|judge|evaluator|examiner|model|ai)\b",
+    r"\b(grader|judge|evaluator|examiner)\s*(:|,|must|should|will|please)",
+    r"\b(grading|scoring|evaluation)\s+(instructions?|rubric|rules|note|override)\b",
+    r"\bthis answer (is|was)\s+(already\s+)?(graded|scored|verified|approved|correct)\b",
+    r"\bred\s*_?\s*flag\s*(=|:)\s*(false|no|0)\b",
+    r"\binjection\s*(=|:)\s*(false|no|0)\b",
+    r"\b(system|assistant)\s+(message|override|prompt override)\b",
+    r"\bend of (the\s+)?(answer|user input|data|fence)\b",
+    r"\bnew task\b",
+)
+_STRUCTURAL = (
+    r'"\s*(score|status|red_?flag|injection|key_?points|verdicts?|evidence|grade)\s*"\s*:',
+    r"^\s*(system|assistant|grader|judge)\s*:",
+    r"<\|?\s*(im_start|im_end|system|endoftext|eot_id|start_header_id)\s*\|?>",
+    r"\[/?(inst|sys)\]",
+    r"</?\s*(system|instructions?|rubric|answer|fence)\s*>",
+    r"^\s*#{1,4}\s*(rubric|instructions?|system|grading)",
+)
+_SQUASHED = (
+    "ignorepreviousinstructions", "ignoreallpreviousinstructions", "ignoreallinstructions",
+    "ignoreyourinstructions", "disregardpreviousinstructions", "ignoretheabove", "ignoreabove",
+    "ignoretherubric", "scorethis4", "scoreme4", "givethis4", "giveme4", "fullmarks", "perfectscore",
+    "allkeypointscovered", "youarenowthegrader", "developermode",
+)
+_ADDRESS_RE = [re.compile(p) for p in _ADDRESS_GRADER]
+_STRUCTURAL_RE = [re.compile(p, re.MULTILINE) for p in _STRUCTURAL]
+
+
+def injection_reasons(text: str) -> list[str]:
+    """The patterns an answer matches that try to instruct the grader; empty if none."""
+    norm = normalize(text)
+    spaced = " ".join(_WORDS.findall(norm))
+    deleeted = " ".join(_WORDS.findall(norm.translate(_LEET)))
+    squashed = "".join(ch for ch in norm.translate(_LEET) if ch.isalpha())
+    reasons = [rx.pattern for rx in _ADDRESS_RE if rx.search(spaced) or rx.search(deleeted)]
+    reasons += [rx.pattern for rx in _STRUCTURAL_RE if rx.search(norm)]
+    reasons += [s for s in _SQUASHED if s.translate(_LEET) in squashed]
+    return reasons
+
+
+def looks_like_injection(text: str) -> bool:
+    return bool(injection_reasons(text))
+
+
+# Function words: an explanation needs them ("because", "so", "the ... of ..."),
+# a list of buzzwords does not.
+_FUNCTION_WORDS = frozenset(
+    """a an the of to in on at by for from with without into onto over under about as than then
+    and or but nor so yet because since while when whenever where which who whom whose that this
+    these those it its it's they them their there here is are was were be been being am do does did
+    done has have had having can could will would shall should may might must not no never only
+    each every all any some more most less few many much very too also just still even if unless
+    until before after once per how why what i we you he she our your my me us one ones instead
+    rather both either neither same other another such out up down off again now""".split()
+)
+
+
+@dataclass(frozen=True)
+class SoupThresholds:
+    min_words: int = 6
+    max_function_ratio: float = 0.12  # below this share of function words: a list of terms
+    max_fragment_words: float = 3.0  # mean words per comma/line fragment...
+    fragment_function_ratio: float = 0.22  # ...together with few function words
+
+
+def keyword_soup(text: str, thresholds: SoupThresholds = SoupThresholds()) -> bool:
+    words = re.findall(r"[a-z0-9']+", normalize(text))
+    if len(words) < thresholds.min_words:
+        return False
+    ratio = sum(w in _FUNCTION_WORDS for w in words) / len(words)
+    if ratio < thresholds.max_function_ratio:
+        return True
+    fragments = [f for f in re.split(r"[,;\n|/•·]+|\s-\s", normalize(text)) if re.search(r"\w", f)]
+    if len(fragments) >= 5:
+        mean_len = sum(len(re.findall(r"[a-z0-9']+", f)) for f in fragments) / len(fragments)
+        return mean_len <= thresholds.max_fragment_words and ratio < thresholds.fragment_function_ratio
+    return False

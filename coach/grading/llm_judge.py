@@ -1,0 +1,88 @@
+"""The LLM judge: one schema-constrained call per answer, then every quote is
+checked against the answer; a verdict whose quote is not there counts as missing."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from coach.grading.models import KeyPointVerdict, Verdicts
+from coach.grading.prompt import STATIC_PREFIX, bite_context, fenced_answer, new_fence
+from content import Bite
+
+QUOTE_MAX_CHARS = 200
+_MIN_QUOTE_CHARS = 4  # shorter "quotes" (a word, a letter) prove nothing
+_EDGE_PUNCTUATION = " \t\n\"'`“”‘’«».,;:!?…-"
+
+
+class PointJudgement(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["covered", "partial", "missing", "wrong"]
+    quote: str = Field("", max_length=QUOTE_MAX_CHARS)
+
+
+@lru_cache(maxsize=8)
+def verdict_schema(n_points: int) -> type[BaseModel]:
+    """The response model for a bite with `n_points` key points (exactly that many entries)."""
+    return create_model(
+        f"LLMVerdicts{n_points}",
+        __config__=ConfigDict(extra="forbid"),
+        key_points=(list[PointJudgement], Field(min_length=n_points, max_length=n_points)),
+        red_flag=(bool, ...),
+        red_flag_quote=(str, Field("", max_length=QUOTE_MAX_CHARS)),
+        injection=(bool, ...),
+    )
+
+
+def find_quote(quote: str | None, answer: str) -> str | None:
+    """The span of `answer` that `quote` reproduces (case and spacing aside), or None."""
+    if not quote:
+        return None
+    quote = quote.strip(_EDGE_PUNCTUATION).replace("...", " ").replace("…", " ")
+    tokens = quote.split()
+    if sum(ch.isalnum() for ch in quote) < _MIN_QUOTE_CHARS or not tokens:
+        return None
+    pattern = r"\s+".join(re.escape(t) for t in tokens)
+    match = re.search(pattern, answer, flags=re.IGNORECASE)
+    return match.group(0) if match else None
+
+
+def verify(raw: BaseModel, bite: Bite, answer: str) -> Verdicts:
+    """Turn the model's raw verdict into checked verdicts: unquotable claims become missing."""
+    verdicts = []
+    judged = list(raw.key_points)
+    for index, point in enumerate(bite.key_points):
+        judgement = judged[index] if index < len(judged) else None
+        status, evidence = "missing", None
+        if judgement is not None and judgement.status != "missing":
+            evidence = find_quote(judgement.quote, answer)
+            status = judgement.status if evidence else "missing"
+        verdicts.append(KeyPointVerdict(point=point, status=status, evidence=evidence))
+    red_flag = bool(raw.red_flag) and find_quote(raw.red_flag_quote, answer) is not None
+    injection = bool(raw.injection)
+    return Verdicts(key_points=verdicts, red_flag=red_flag, injection=injection)
+
+
+class LLMJudge:
+    """Asks the served model for per-key-point verdicts. Raises the client's LLMError on failure."""
+
+    def __init__(self, client, *, max_tokens: int, layout_factory=None):
+        from serving.prompt import PromptLayout
+
+        self._client = client
+        self._max_tokens = max_tokens
+        self._layout = (layout_factory or PromptLayout)(STATIC_PREFIX)
+
+    def messages(self, bite: Bite, answer: str) -> list[dict]:
+        return self._layout.messages(bite_context(bite), fenced_answer(answer, new_fence(answer)))
+
+    async def judge(self, bite: Bite, answer: str) -> Verdicts:
+        schema = verdict_schema(len(bite.key_points))
+        raw = await self._client.complete_json(
+            self.messages(bite, answer), schema, max_tokens=self._max_tokens, temperature=0.0
+        )
+        return verify(raw, bite, answer)

@@ -1,0 +1,147 @@
+"""The one grading pipeline the Discord bot, the console and the CLI share:
+pick the bite -> clean -> LLM verdicts (verified) or the embedding fallback ->
+score in code -> feedback, model answer and follow-up -> optionally store."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+
+from coach.grading.cleaning import CleanAnswer, clean_answer
+from coach.grading.detectors import keyword_soup, looks_like_injection
+from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds
+from coach.grading.feedback import feedback_text, follow_up_question
+from coach.grading.models import Grade, GradeError, GradeResult, OffTopic, Suggestion, Verdicts
+from coach.grading.scoring import CALIBRATED_THRESHOLDS, ScoreThresholds, score_answer
+from content import Bite, Catalog
+
+log = logging.getLogger(__name__)
+
+EMPTY_MESSAGE = "That answer is empty. Say it the way you would out loud to an interviewer, then send it again."
+SUGGESTIONS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class GradingOutcome:
+    """A result plus what the store needs: how long it took and the cleaned text."""
+
+    result: GradeResult
+    latency_ms: int
+    clean_text: str
+
+
+class Grader:
+    def __init__(
+        self,
+        catalog: Catalog,
+        topics,
+        embedding_judge: EmbeddingJudge,
+        llm_judge=None,
+        *,
+        max_chars: int = 4000,
+        score_thresholds: ScoreThresholds = CALIBRATED_THRESHOLDS,
+    ):
+        self.catalog = catalog
+        self.topics = topics
+        self.embedding_judge = embedding_judge
+        self.llm_judge = llm_judge
+        self.max_chars = max_chars
+        self.score_thresholds = score_thresholds
+
+    @classmethod
+    def from_settings(cls, settings, catalog: Catalog, topics, llm=None) -> "Grader":
+        """`topics` is the process's TopicFinder (its embedder is shared); `llm` an LLMClient or None."""
+        from coach.grading.llm_judge import LLMJudge
+        from retrieval.text import split_sentences
+
+        embedding_judge = EmbeddingJudge(topics.embedder, split_sentences, EmbeddingThresholds())
+        llm_judge = LLMJudge(llm, max_tokens=settings.llm_max_tokens) if llm is not None and settings.llm_enabled else None
+        return cls(catalog, topics, embedding_judge, llm_judge, max_chars=settings.answer_max_chars)
+
+    # --- public ----------------------------------------------------------------------
+
+    async def grade(self, answer: str, bite_id: str | None = None) -> GradeResult:
+        return (await self.grade_timed(answer, bite_id)).result
+
+    async def grade_timed(self, answer: str, bite_id: str | None = None) -> GradingOutcome:
+        started = time.perf_counter()
+        cleaned = clean_answer(answer if isinstance(answer, str) else "", self.max_chars)
+        result = await self._grade_clean(cleaned, bite_id)
+        return GradingOutcome(result, round((time.perf_counter() - started) * 1000), cleaned.text)
+
+    async def grade_and_record(
+        self, coach, user_id: int, guild_id: int, answer: str, bite_id: str | None = None, attempt_key: str | None = None
+    ) -> GradeResult:
+        """Grade, then store the attempt (the coach keeps the text only if the user allowed it)."""
+        outcome = await self.grade_timed(answer, bite_id)
+        if isinstance(outcome.result, Grade):
+            grade = outcome.result
+            await coach.record_attempt(
+                user_id, guild_id, grade.bite_id, grade.score, grade.grader, outcome.latency_ms,
+                outcome.clean_text, attempt_key=attempt_key,
+            )
+        return outcome.result
+
+    # --- steps -----------------------------------------------------------------------
+
+    async def _grade_clean(self, cleaned: CleanAnswer, bite_id: str | None) -> GradeResult:
+        if cleaned.empty:
+            return GradeError(error="empty_answer", message=EMPTY_MESSAGE)
+        if bite_id is not None:
+            bite = self.catalog.bites.get(bite_id)
+            if bite is None:
+                return GradeError(error="unknown_bite", message=f"There is no bite called {bite_id!r}.")
+        else:
+            found = await asyncio.to_thread(self.topics.find, cleaned.text, SUGGESTIONS_SHOWN)
+            if not found.on_topic or not found.results:
+                return OffTopic(
+                    suggestions=[Suggestion(bite_id=h.bite_id, title=h.title, score=round(float(h.score), 4)) for h in found.results]
+                )
+            bite = self.catalog.bites[found.results[0].bite_id]
+        verdicts, grader = await self._verdicts(bite, cleaned.text)
+        return self._grade(bite, verdicts, grader, truncated=cleaned.truncated)
+
+    async def _verdicts(self, bite: Bite, text: str) -> tuple[Verdicts, str]:
+        if self.llm_judge is not None:
+            from serving.errors import LLMError
+
+            try:
+                llm = await self.llm_judge.judge(bite, text)
+            except LLMError as error:
+                log.warning("LLM grading failed (%s); falling back to the embedding grader", error)
+            else:
+                # The code-side detectors run on every answer: a fooled model cannot hide an injection.
+                return (
+                    llm.model_copy(update={
+                        "injection": llm.injection or looks_like_injection(text),
+                        "keyword_soup": keyword_soup(text),
+                    }),
+                    "llm",
+                )
+        return await asyncio.to_thread(self.embedding_judge.judge, bite, text), "embedding"
+
+    def _grade(self, bite: Bite, verdicts: Verdicts, grader: str, *, truncated: bool) -> Grade:
+        statuses = [v.status for v in verdicts.key_points]
+        score = score_answer(
+            statuses, red_flag=verdicts.red_flag, injection=verdicts.injection,
+            keyword_soup=verdicts.keyword_soup, thresholds=self.score_thresholds,
+        )
+        return Grade(
+            bite_id=bite.id,
+            title=bite.title,
+            score=score,
+            key_points=verdicts.key_points,
+            red_flag=verdicts.red_flag,
+            injection=verdicts.injection,
+            grader=grader,
+            feedback=feedback_text(
+                bite, verdicts.key_points, score=score, red_flag=verdicts.red_flag,
+                injection=verdicts.injection, keyword_soup=verdicts.keyword_soup,
+            ),
+            model_answer=bite.model_answer.strip(),
+            follow_up=follow_up_question(bite, verdicts.key_points, self.catalog, injection=verdicts.injection),
+            truncated=truncated,
+            keyword_soup=verdicts.keyword_soup,
+        )
