@@ -118,6 +118,8 @@ def _load_bite_file(path: Path, track_id: str, problems: list[Problem]):
             questions.append(Question(**{**raw, "bite_id": bite_id}))
         except ValidationError as error:
             problems.extend(_schema_problems(path, qid, error))
+        except TypeError as error:  # e.g. a non-string key: "keywords must be strings"
+            problems.append(Problem(str(path), qid, str(error)))
     return bite, questions
 
 
