@@ -11,6 +11,7 @@ It imports nothing from this project so it works from any interpreter that has t
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -40,14 +41,20 @@ def convert(out_dir: Path) -> None:
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    # Write into a scratch folder and rename, so a crash never leaves a half-written model behind.
-    scratch = out_dir.with_name(out_dir.name + ".partial")
+    # Write into a scratch folder of our own and rename it into place, so neither a crash nor a
+    # second converter running at the same time leaves a half-written model behind.
+    scratch = out_dir.with_name(f"{out_dir.name}.partial-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
     model.save_pretrained(scratch, safe_serialization=True)
     tokenizer.save_pretrained(scratch)
-    if out_dir.exists():
-        shutil.rmtree(out_dir)
-    scratch.rename(out_dir)
+    if out_dir.exists() and not (out_dir / "model.safetensors").is_file():
+        shutil.rmtree(out_dir, ignore_errors=True)  # a leftover from an older, interrupted layout
+    try:
+        scratch.rename(out_dir)
+    except OSError:
+        if not (out_dir / "model.safetensors").is_file():
+            raise
+        shutil.rmtree(scratch)  # another converter finished first; its result is the same
 
 
 if __name__ == "__main__":

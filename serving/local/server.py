@@ -136,7 +136,8 @@ class LocalVLLM:
         return env
 
     def start(self) -> None:
-        output = None
+        # Without a log file, vLLM's output goes to our stderr: stdout carries only the base URL.
+        output = 2
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
@@ -145,7 +146,7 @@ class LocalVLLM:
             self.command(),
             env=self.environment(),
             stdout=output,
-            stderr=subprocess.STDOUT if output else None,
+            stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,  # own process group: one signal stops the engine children too
         )
