@@ -120,3 +120,20 @@ def test_serve_prints_the_base_url_and_ctrl_c_stops_everything(tmp_path):
         process.kill()
     assert wait_dead(pids) == []
     assert "stopping vLLM" in process.stderr.read()
+
+
+def test_coach_llm_serve_runs_the_launcher_with_host_and_port(monkeypatch):
+    from bot.cli import main
+    from serving.local import server as server_module
+
+    seen = {}
+
+    def fake_serve(config, *, log):
+        seen["config"] = config
+        log("progress goes to stderr")
+        return 7
+
+    monkeypatch.setattr(server_module, "serve_foreground", fake_serve)
+    assert main(["llm", "serve", "--host", "127.0.0.2", "--port", "8123"]) == 7
+    assert (seen["config"].host, seen["config"].port) == ("127.0.0.2", 8123)
+    assert seen["config"].served_name == "grader"
