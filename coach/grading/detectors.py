@@ -31,9 +31,9 @@ _ADDRESS_GRADER = (
     r"\b(previous|prior|above|earlier|preceding|original|new|updated|real|actual|hidden)\s+"
     r"(instructions?|rubric|grading rules|scoring rules)\b",
     r"\b(score|grade|rate|mark)\s+(?:(this|me|it|my|the)\s+)?(?:(answer|response|one)\s+)?"
-    r"(?:(as|a|an|with|at|to)\s+)?(4|four|full|perfect|maximum|max|top|highest|100)\b",
+    r"(?:(as|a|an|with|at|to)\s+)?(4|four|full|perfect|maximum|max|top|highest|100)\b(?!\s+(times|bits?|fold|x)\b)",
     r"\b(give|award|assign|output|return)\s+(?:(me|this|it|my|the)\s+)?(?:(answer|response)\s+)?"
-    r"(?:(a|an)\s+)?(4|four|full marks|perfect|maximum|max|top|highest)\b",
+    r"(?:(a|an)\s+)?(4|four|full marks|perfect|maximum|max|top|highest)\b(?!\s+(times|bits?|fold|x)\b)",
     r"\b(4|four)\s*(out of|/)\s*(4|four)\b",
     r"\b(full marks|perfect score|maximum score|highest score|top score)\b",
     r"\b(all|every|each)\s+(of the\s+)?(key\s+)?points?\s+(are|is|were|as|should be|must be)?\s*(marked\s+)?covered\b",

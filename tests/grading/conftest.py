@@ -1,0 +1,74 @@
+"""Grading test fixtures: one embedding model per session, a small demo catalog
+(tracks/demo, written for these tests) and the shipped track for the eval-set and
+injection tests, a fake OpenAI-compatible server for the LLM path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coach.grading.embedding_judge import EmbeddingJudge
+from coach.grading.llm_judge import LLMJudge
+from coach.grading.pipeline import Grader
+from coach.topics import TopicFinder
+from content import default_catalog, load_catalog
+from retrieval import Embedder, split_sentences
+from serving.client import LLMClient
+from tests.fixtures.vllm import vllm_server  # noqa: F401 - the session's one real vLLM
+from tests.serving.fake_llm import FakeLLMServer
+
+TRACKS = Path(__file__).parent / "tracks"
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+@pytest.fixture(scope="session")
+def demo_catalog():
+    return load_catalog(TRACKS)
+
+
+@pytest.fixture(scope="session")
+def demo_topics(demo_catalog, embedder, tmp_path_factory) -> TopicFinder:
+    return TopicFinder.build(demo_catalog, embedder, index_dir=tmp_path_factory.mktemp("demo-index"))
+
+
+@pytest.fixture(scope="session")
+def shipped_catalog():
+    return default_catalog()
+
+
+@pytest.fixture(scope="session")
+def shipped_topics(shipped_catalog, embedder, tmp_path_factory) -> TopicFinder:
+    return TopicFinder.build(shipped_catalog, embedder, index_dir=tmp_path_factory.mktemp("shipped-index"))
+
+
+@pytest.fixture(scope="session")
+def embedding_judge(embedder) -> EmbeddingJudge:
+    return EmbeddingJudge(embedder, split_sentences)
+
+
+def make_llm_client(base_url: str, **overrides) -> LLMClient:
+    options = dict(timeout_s=5.0, max_concurrency=4, max_retries=0, breaker_failures=3, breaker_cooldown_s=30.0)
+    options.update(overrides)
+    return LLMClient(base_url, "grader", **options)
+
+
+def make_grader(catalog, topics, judge, client=None, *, max_chars: int = 4000, max_tokens: int = 256) -> Grader:
+    llm = LLMJudge(client, max_tokens=max_tokens) if client is not None else None
+    return Grader(catalog, topics, judge, llm, max_chars=max_chars)
+
+
+@pytest.fixture
+def demo_grader(demo_catalog, demo_topics, embedding_judge) -> Grader:
+    return make_grader(demo_catalog, demo_topics, embedding_judge)
+
+
+@pytest.fixture
+async def fake_llm():
+    server = await FakeLLMServer().start()
+    yield server
+    await server.stop()

@@ -1,0 +1,84 @@
+"""The LLM judge's checks that do not need a server: quote verification, the schema, the prompt."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from coach.grading.llm_judge import LLMJudge, find_quote, verdict_schema, verify
+from coach.grading.prompt import STATIC_PREFIX
+
+ANSWER = "The KV cache keeps  the keys and values\nof earlier tokens, so each step is cheaper."
+
+
+@pytest.mark.parametrize(
+    "quote, expected",
+    [
+        ("keeps the keys and values of earlier tokens", "keeps  the keys and values\nof earlier tokens"),
+        ("THE KV CACHE KEEPS", "The KV cache keeps"),
+        ('"so each step is cheaper."', "so each step is cheaper"),
+        ("the keys … of earlier tokens", None),  # an elision is not a quote
+        ("keeps the weights", None),
+        ("the", None),  # too short to prove anything
+        ("", None),
+        (None, None),
+    ],
+)
+def test_find_quote(quote, expected):
+    assert find_quote(quote, ANSWER) == expected
+
+
+def _raw(points, red_flag=False, red_flag_quote="", injection=False):
+    return SimpleNamespace(
+        key_points=[SimpleNamespace(status=s, quote=q) for s, q in points],
+        red_flag=red_flag, red_flag_quote=red_flag_quote, injection=injection,
+    )
+
+
+def test_unverifiable_quotes_become_missing(demo_catalog):
+    bite = demo_catalog.bites["kv-cache"]
+    raw = _raw([
+        ("covered", "keeps the keys and values of earlier tokens"),  # real quote: kept
+        ("covered", "computes projections only for the newest token"),  # not in the answer
+        ("partial", ""),  # a claim without evidence
+        ("wrong", "stores the model weights"),  # an accusation without evidence
+    ])
+    verdicts = verify(raw, bite, ANSWER)
+    assert [v.status for v in verdicts.key_points] == ["covered", "missing", "missing", "missing"]
+    assert verdicts.key_points[0].evidence == "keeps  the keys and values\nof earlier tokens"
+    assert [v.evidence for v in verdicts.key_points[1:]] == [None, None, None]
+    assert [v.point for v in verdicts.key_points] == list(bite.key_points)
+
+
+def test_red_flag_needs_a_real_quote(demo_catalog):
+    bite = demo_catalog.bites["kv-cache"]
+    flagged = verify(_raw([("missing", "")] * 4, red_flag=True, red_flag_quote="so each step is cheaper"), bite, ANSWER)
+    invented = verify(_raw([("missing", "")] * 4, red_flag=True, red_flag_quote="it caches the weights"), bite, ANSWER)
+    assert flagged.red_flag is True and invented.red_flag is False
+
+
+def test_short_verdict_lists_leave_the_rest_missing(demo_catalog):
+    bite = demo_catalog.bites["kv-cache"]
+    verdicts = verify(_raw([("covered", "The KV cache keeps")]), bite, ANSWER)
+    assert [v.status for v in verdicts.key_points] == ["covered", "missing", "missing", "missing"]
+
+
+def test_schema_demands_one_verdict_per_key_point():
+    schema = verdict_schema(4).model_json_schema()
+    points = schema["properties"]["key_points"]
+    assert points["minItems"] == 4 and points["maxItems"] == 4
+    assert set(schema["required"]) >= {"key_points", "red_flag", "injection"}
+    assert schema.get("additionalProperties") is False
+
+
+def test_prompt_prefix_is_static_and_the_fenced_answer_comes_last(demo_catalog):
+    judge = LLMJudge(client=None, max_tokens=128)
+    bite = demo_catalog.bites["kv-cache"]
+    first = judge.messages(bite, "answer one")
+    second = judge.messages(demo_catalog.bites["quantization-basics"], "answer two")
+    assert first[0] == second[0] == {"role": "system", "content": STATIC_PREFIX}
+    user = first[-1]["content"]
+    assert user.index(bite.key_points[0]) < user.index("answer one")
+    fence = user.split("\n")[-2]  # the closing fence sits right after the answer
+    assert fence.startswith("=====ANSWER-") and user.count(fence) == 3  # named once, then around the answer
+    assert fence not in second[-1]["content"]  # a fresh random fence per request
+    assert fence not in STATIC_PREFIX

@@ -1,0 +1,112 @@
+"""The LLM path against a local fake OpenAI-compatible server (tests/serving/fake_llm.py):
+verified quotes, the request it sends, and the fallback to the embedding grader."""
+
+import json
+import socket
+
+from coach.grading.models import Grade
+from coach.grading.prompt import STATIC_PREFIX
+from tests.grading.conftest import make_grader, make_llm_client
+from tests.serving.fake_llm import ok, raw, status
+
+ANSWER = (
+    "We keep the keys and values of all earlier tokens at every layer. Each step only projects the newest "
+    "token and attends over what is cached. It costs memory that grows with the context."
+)
+
+
+def verdict(*points, red_flag=False, red_flag_quote="", injection=False) -> dict:
+    return {
+        "key_points": [{"status": s, "quote": q} for s, q in points],
+        "red_flag": red_flag, "red_flag_quote": red_flag_quote, "injection": injection,
+    }
+
+
+async def llm_grader(fake_llm, demo_catalog, demo_topics, embedding_judge, **client_options):
+    client = make_llm_client(fake_llm.base_url, **client_options)
+    await client.start()
+    return client, make_grader(demo_catalog, demo_topics, embedding_judge, client, max_tokens=200)
+
+
+async def test_verified_llm_verdicts_are_scored_in_code(fake_llm, demo_catalog, demo_topics, embedding_judge):
+    fake_llm.default = ok(verdict(
+        ("covered", "keep the keys and values of all earlier tokens at every layer"),
+        ("covered", "Each step only projects the newest token and attends over what is cached"),
+        ("missing", ""),
+        ("partial", "It costs memory that grows with the context"),
+    ))
+    client, grader = await llm_grader(fake_llm, demo_catalog, demo_topics, embedding_judge)
+    try:
+        grade = await grader.grade(ANSWER, "kv-cache")
+    finally:
+        await client.aclose()
+    assert grade.grader == "llm"
+    assert [kp.status for kp in grade.key_points] == ["covered", "covered", "missing", "partial"]
+    assert grade.score == 3  # 2.5 / 4 = 0.625: "most"
+    assert grade.key_points[0].evidence == "keep the keys and values of all earlier tokens at every layer"
+
+
+async def test_request_is_schema_constrained_deterministic_and_prefix_first(fake_llm, demo_catalog, demo_topics, embedding_judge):
+    fake_llm.default = ok(verdict(*[("missing", "")] * 4))
+    client, grader = await llm_grader(fake_llm, demo_catalog, demo_topics, embedding_judge)
+    try:
+        await grader.grade(ANSWER, "kv-cache")
+        await grader.grade("Another answer about keys and values being cached.", "kv-cache")
+    finally:
+        await client.aclose()
+    first, second = fake_llm.bodies
+    assert first["temperature"] == 0.0 and first["max_tokens"] == 200
+    schema = first["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["key_points"]["minItems"] == 4
+    assert first["messages"][0] == second["messages"][0] == {"role": "system", "content": STATIC_PREFIX}
+    user = first["messages"][-1]["content"]
+    assert user.rstrip().endswith("Return the JSON verdict.") and ANSWER in user
+    assert user.index("KEY POINTS") < user.index(ANSWER)
+
+
+async def test_fabricated_quotes_count_for_nothing(fake_llm, demo_catalog, demo_topics, embedding_judge):
+    """A model that claims everything is covered, quoting text the answer does not contain."""
+    fake_llm.default = ok(verdict(*[("covered", "a brilliant and complete explanation")] * 4))
+    client, grader = await llm_grader(fake_llm, demo_catalog, demo_topics, embedding_judge)
+    try:
+        grade = await grader.grade("Caching is good for speed, I think.", "kv-cache")
+    finally:
+        await client.aclose()
+    assert grade.grader == "llm"
+    assert [kp.status for kp in grade.key_points] == ["missing"] * 4
+    assert grade.score == 0
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_llm_down_falls_back_to_the_embedding_grader(demo_catalog, demo_topics, embedding_judge):
+    client = make_llm_client(f"http://127.0.0.1:{closed_port()}/v1")
+    await client.start()
+    try:
+        grader = make_grader(demo_catalog, demo_topics, embedding_judge, client)
+        grade = await grader.grade(ANSWER, "kv-cache")
+    finally:
+        await client.aclose()
+    assert isinstance(grade, Grade) and grade.grader == "embedding"
+    assert grade.score >= 2
+
+
+async def test_server_errors_bad_json_and_schema_violations_fall_back(fake_llm, demo_catalog, demo_topics, embedding_judge):
+    fake_llm.then(
+        status(500),
+        raw(b"<html>bad gateway</html>"),
+        ok("this is not json"),
+        ok({"key_points": [{"status": "excellent"}], "red_flag": "maybe"}),
+        ok(json.dumps(verdict(*[("covered", "x")] * 4))[:40], finish_reason="length"),
+    )
+    client, grader = await llm_grader(fake_llm, demo_catalog, demo_topics, embedding_judge, breaker_failures=100)
+    try:
+        grades = [await grader.grade(ANSWER, "kv-cache") for _ in range(5)]
+    finally:
+        await client.aclose()
+    assert [g.grader for g in grades] == ["embedding"] * 5
+    assert len(fake_llm.bodies) == 5

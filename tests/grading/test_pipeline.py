@@ -1,0 +1,119 @@
+"""The grading pipeline end to end on the embedding grader (real model, demo catalog)."""
+
+from sqlalchemy import select
+
+from coach.config import load_settings
+from coach.engine import Coach
+from coach.grading.models import Grade, GradeError, OffTopic
+from coach.store.models import Attempt
+from coach.store.store import Store
+
+CONTRACT_KEYS = {
+    "bite_id", "title", "score", "key_points", "red_flag", "injection", "grader",
+    "feedback", "model_answer", "follow_up", "truncated",
+}
+
+STRONG_KV = (
+    "When the model generates, it produces one token per step, and each new token attends over all the earlier "
+    "ones. Attention is causal, so the keys and values of earlier tokens never change once computed; we store "
+    "them for every layer instead of recomputing the prefix. Each decode step then only computes the projections "
+    "of the newest token and attends over the cached keys and values. The cost is GPU memory, which grows with "
+    "the sequence length and with the number of sequences served at once."
+)
+
+
+async def test_strong_answer_scores_high_with_the_contract_shape(demo_grader):
+    grade = await demo_grader.grade(STRONG_KV, "kv-cache")
+    assert isinstance(grade, Grade)
+    body = grade.to_json()
+    assert set(body) == CONTRACT_KEYS
+    assert body["grader"] == "embedding" and body["truncated"] is False
+    assert body["score"] >= 3 and body["red_flag"] is False and body["injection"] is False
+    assert [kp["point"] for kp in body["key_points"]] == list(demo_grader.catalog.bites["kv-cache"].key_points)
+    for kp in body["key_points"]:
+        assert kp["status"] in {"covered", "partial", "missing", "wrong"}
+        assert kp["evidence"] is None or kp["evidence"] in STRONG_KV  # evidence is always a span of the answer
+    assert body["model_answer"].startswith("Generation is one token at a time")
+    assert "What landed" in body["feedback"]
+
+
+async def test_vague_answer_scores_low_and_asks_about_a_missed_point(demo_grader):
+    grade = await demo_grader.grade("It is an optimization that makes things faster in production.", "kv-cache")
+    assert grade.score <= 1
+    assert grade.follow_up.startswith("Let's dig into one part: why is it true that")
+    assert "Missing" in grade.feedback
+
+
+async def test_red_flag_answer_is_flagged_and_scored_one(demo_grader):
+    grade = await demo_grader.grade(
+        "The KV cache is a response cache: when a user repeats a prompt, the server returns the saved response "
+        "instead of running the model again.",
+        "kv-cache",
+    )
+    assert grade.red_flag is True and grade.score == 1
+    assert "mistake interviewers listen for" in grade.feedback
+
+
+async def test_bite_is_retrieved_when_none_is_given(demo_grader):
+    grade = await demo_grader.grade(
+        "The readiness probe should only pass once the model has finished loading, so the load balancer never "
+        "sends traffic to a pod that cannot answer yet."
+    )
+    assert isinstance(grade, Grade) and grade.bite_id == "readiness-vs-liveness"
+    assert grade.score >= 1 and grade.red_flag is False
+
+
+async def test_off_topic_answer_gets_suggestions_not_a_grade(demo_grader):
+    result = await demo_grader.grade("My favourite pasta uses garlic, olive oil and lots of parsley.")
+    assert isinstance(result, OffTopic)
+    body = result.to_json()
+    assert body["off_topic"] is True and set(body) == {"off_topic", "suggestions"}
+    assert body["suggestions"] and all(set(s) == {"bite_id", "title", "score"} for s in body["suggestions"])
+
+
+async def test_empty_answers_get_a_polite_error_not_an_exception(demo_grader):
+    for answer in ("", "   \n ", "\x00\x01\u200b", None):
+        result = await demo_grader.grade(answer, "kv-cache")
+        assert isinstance(result, GradeError) and result.error == "empty_answer"
+        assert "empty" in result.message
+
+
+async def test_unknown_bite_is_an_error_result(demo_grader):
+    result = await demo_grader.grade("Keys and values are cached.", "no-such-bite")
+    assert isinstance(result, GradeError) and result.error == "unknown_bite"
+
+
+async def test_twenty_thousand_characters_are_cut_graded_and_flagged(demo_grader):
+    answer = (STRONG_KV + " ") * 40
+    grade = await demo_grader.grade(answer[:20000], "kv-cache")
+    assert isinstance(grade, Grade) and grade.truncated is True
+    assert grade.score >= 3
+    assert all(kp.evidence is None or kp.evidence in answer for kp in grade.key_points)
+
+
+async def test_complete_answer_follows_up_with_a_related_bite(demo_grader):
+    grade = await demo_grader.grade(STRONG_KV, "kv-cache")
+    if grade.score == 4:
+        assert grade.follow_up == demo_grader.catalog.bites["quantization-basics"].prompt
+    else:  # a weaker verdict asks about the weakest point instead
+        assert grade.follow_up.startswith("Let's dig into one part")
+
+
+async def test_grade_and_record_stores_the_attempt_without_text_by_default(demo_grader, demo_catalog, tmp_path):
+    async with Store(f"sqlite+aiosqlite:///{tmp_path / 'coach.db'}") as store:
+        await store.upgrade()
+        coach = Coach(store, demo_catalog, load_settings(_env_file=None))
+        grade = await demo_grader.grade_and_record(coach, 11, 22, STRONG_KV, "kv-cache", attempt_key="a-1")
+        again = await demo_grader.grade_and_record(coach, 11, 22, STRONG_KV, "kv-cache", attempt_key="a-1")
+        empty = await demo_grader.grade_and_record(coach, 11, 22, "   ", "kv-cache")
+
+        async def attempts(db):
+            return (await db.execute(select(Attempt))).scalars().all()
+
+        rows = await store.read(attempts)
+    assert isinstance(empty, GradeError)
+    assert again.score == grade.score
+    assert len(rows) == 1  # the retry with the same key and the empty answer stored nothing
+    row = rows[0]
+    assert (row.user_id, row.guild_id, row.bite_id, row.score, row.grader) == (11, 22, "kv-cache", grade.score, "embedding")
+    assert row.answer_text is None and row.latency_ms >= 0
