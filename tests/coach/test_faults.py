@@ -19,7 +19,7 @@ from coach.store import Store
 from coach.store.models import DailyAnswer, QuizAnswer, QuizSession, XpEvent
 from tests.coach.helpers import TickingClock, correct_choice
 from tests.coach.tcp_proxy import CuttingProxy
-from tests.fixtures.db import create_pg_database, drop_pg_database, pg_admin, pg_template, pg_url_for
+from tests.fixtures.db import pg_admin, pg_module_database, pg_url_for
 
 USER, OTHER, GUILD = 111, 222, 9000
 
@@ -98,10 +98,8 @@ async def test_two_processes_on_one_sqlite_file(sqlite_url, catalog, settings, c
 
 # -- PostgreSQL: killed and cut connections -----------------------------------
 @pytest.fixture
-async def pg_url():
-    name = await create_pg_database(await pg_template())
-    yield name
-    await drop_pg_database(name)
+async def pg_url(request):
+    return await pg_module_database(request.module.__name__)
 
 
 async def terminate_backends(database: str) -> int:
