@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--baseline", default=None)
     compare.add_argument("--split", choices=["dev", "test", "all"], default="all")
     compare.add_argument("--stored", action="store_true", help="also re-grade stored attempts that kept their text")
+    compare.add_argument("--limit", type=int, default=None, help="only the first N eval answers (a quick check)")
     compare.add_argument("--json", action="store_true")
 
     llm = sub.add_parser("llm", help="the local LLM server").add_subparsers(dest="sub", required=True)
