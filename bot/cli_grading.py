@@ -119,7 +119,7 @@ async def _compare(args, settings) -> dict:
     from content import default_catalog
 
     catalog = default_catalog()
-    rows = load_eval_set(args.split)
+    rows = load_eval_set(args.split)[: getattr(args, "limit", None)]
     labelled = len(rows)
     if args.stored:
         rows += await _stored_rows(settings)

@@ -2,7 +2,9 @@
 
 Every interaction is acknowledged within Discord's 3 seconds: a handler that
 finishes within ACK_BUDGET_S answers directly (one round trip); a slower one, and
-any grading, is deferred first and followed up. One log line per interaction.
+any grading, is deferred first and followed up. The budget is short so that a busy
+event loop or a contended database still leaves most of the 3 seconds in reserve.
+One log line per interaction.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from bot.views import AnswerModal, message_kwargs, modal_trigger
 
 log = logging.getLogger("coach.bot.interactions")
 
-ACK_BUDGET_S = 1.5
+ACK_BUDGET_S = 0.25
 SORRY = "Something went wrong on my side — your progress is safe. Please try again."
 
 
@@ -130,8 +132,10 @@ class DiscordAdapter:
     async def _follow_up(interaction: discord.Interaction, reply: Reply, *, deferred_update: bool) -> None:
         if reply.modal is not None:
             reply = modal_trigger(reply)
-        if deferred_update and reply.edit:
-            await interaction.edit_original_response(**message_kwargs(reply))
-        else:
+        if deferred_update and not reply.edit:
+            # A click acknowledged with a silent defer, answered by a new (private) message.
             kwargs = {k: v for k, v in message_kwargs(reply).items() if v is not None}
             await interaction.followup.send(**kwargs, ephemeral=reply.ephemeral)
+        else:
+            # Replaces the "thinking…" placeholder, or the clicked message for a deferred update.
+            await interaction.edit_original_response(**message_kwargs(reply))

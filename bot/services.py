@@ -43,9 +43,7 @@ class Services:
         if self._topics is None:
             async with self._lock:
                 if self._topics is None:
-                    from coach.topics import TopicFinder
-
-                    self._topics = await asyncio.to_thread(TopicFinder.from_settings, self.settings, self.catalog)
+                    self._topics = await asyncio.to_thread(_load_topics, self.settings, self.catalog)
         return self._topics
 
     async def grader(self):
@@ -55,14 +53,12 @@ class Services:
             async with self._lock:
                 if self._grader is None and self._grader_error is None:
                     try:
-                        from coach.grading.pipeline import Grader
+                        self._grader = await asyncio.to_thread(_load_grader, self.settings, self.catalog, topics,
+                                                               self.llm)
                     except ImportError as error:
                         self._grader_error = f"grading pipeline not installed: {error}"
                         log.warning("grader unavailable", extra={"reason": self._grader_error})
                         return None
-                    self._grader = await asyncio.to_thread(
-                        Grader.from_settings, self.settings, self.catalog, topics, self.llm
-                    )
         return self._grader
 
     async def warm_up(self) -> None:
@@ -79,6 +75,20 @@ class Services:
         if self.llm is not None:
             await self.llm.aclose()
         await self.store.dispose()
+
+
+# Imports happen inside these worker-thread functions: importing torch and
+# sentence-transformers takes seconds and must not stall the event loop.
+def _load_topics(settings: Settings, catalog: Catalog):
+    from coach.topics import TopicFinder
+
+    return TopicFinder.from_settings(settings, catalog)
+
+
+def _load_grader(settings: Settings, catalog: Catalog, topics, llm):
+    from coach.grading.pipeline import Grader
+
+    return Grader.from_settings(settings, catalog, topics, llm)
 
 
 def build_llm(settings: Settings):

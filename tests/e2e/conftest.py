@@ -109,5 +109,7 @@ def button(message: dict, label: str) -> dict:
     return found[0]
 
 
-def original(fake, record) -> dict:
-    return fake.messages[record.original_message_id]
+# A command's first response may be direct or a "thinking" defer; a click's an update
+# or a silent defer followed by an edit. `fake.reply(record)` waits for what lands.
+ANSWERED = (4, 5)
+UPDATED = (7, 6)

@@ -6,7 +6,7 @@ import copy
 from datetime import datetime, timedelta, timezone
 
 from bot import render
-from tests.e2e.conftest import button, buttons, original
+from tests.e2e.conftest import button, buttons
 
 
 class Clock:
@@ -22,7 +22,7 @@ async def set_daily(fake, guild, user, *, admin=True, time="00:00", tz="UTC"):
     record = await fake.slash(user, "daily", guild=guild, subcommand="set", admin=admin,
                               options={"channel": channel, "time": time, "timezone": tz})
     await record.acknowledged()
-    return channel, fake.messages[record.original_message_id]["content"]
+    return channel, (await fake.reply(record))["content"]
 
 
 async def test_daily_set_is_for_admins_and_posts_once_across_a_restart(harness, fake):
@@ -47,11 +47,11 @@ async def test_daily_set_is_for_admins_and_posts_once_across_a_restart(harness, 
 
     answer = await fake.click(member, post, button(post, "B")["custom_id"])
     await answer.acknowledged()
-    first = fake.messages[answer.original_message_id]
+    first = await fake.reply(answer)
     assert first["flags"] & 64, "answered privately"
     again = await fake.click(member, post, button(post, "C")["custom_id"])
     await again.acknowledged()
-    assert "counted once" in fake.messages[again.original_message_id]["content"]
+    assert "counted once" in (await fake.reply(again))["content"]
 
     await harness.stop(bot)
     restarted = await harness.start()
@@ -85,7 +85,7 @@ async def test_next_post_shows_how_the_server_answered_yesterday(harness, fake):
     (post,) = fake.channel_messages(channel["id"])
     for name, letter in [("u1", "A"), ("u2", "B"), ("u3", "B")]:
         click = await fake.click(fake.add_user(name), post, button(post, letter)["custom_id"])
-        await click.acknowledged()
+        await fake.reply(click)
 
     clock.moment += timedelta(days=1)
     assert await bot.poster.run_once() == 1

@@ -1,7 +1,7 @@
 """/explain through the modal to graded feedback, with the LLM down (the fallback grader)."""
 
-from tests.e2e.conftest import button, original
-from tests.fakediscord.records import RESPONSE_DEFER, RESPONSE_MESSAGE, RESPONSE_MODAL
+from tests.e2e.conftest import ANSWERED, button
+from tests.fakediscord.records import RESPONSE_DEFER, RESPONSE_MODAL
 
 GOOD_ANSWER = (
     "The KV cache keeps the attention keys and values of earlier tokens for every layer, so each decode step "
@@ -14,15 +14,15 @@ async def submit_answer(fake, user, guild, modal_custom_id, text):
     record = await fake.submit(user, modal_custom_id, {"answer": text}, guild=guild)
     assert await record.acknowledged() == RESPONSE_DEFER, "grading is deferred at once"
     assert record.first_response_latency < 3.0
-    return record, await record.followup(timeout=60)
+    return record, await fake.reply(record)
 
 
 async def test_explain_topic_modal_and_fallback_grade(harness, fake):
     await harness.start()
     guild, alice = fake.add_guild(), fake.add_user("alice")
     prompt = await fake.slash(alice, "explain", guild=guild, options={"topic": "kv cache"})
-    assert await prompt.acknowledged() == RESPONSE_MESSAGE
-    shown = original(fake, prompt)
+    assert await prompt.acknowledged() in ANSWERED
+    shown = await fake.reply(prompt)
     assert "Walk me through how the KV cache" in shown["embeds"][0]["description"]
 
     opened = await fake.click(alice, shown, button(shown, "Answer")["custom_id"])
@@ -42,7 +42,7 @@ async def test_explain_topic_modal_and_fallback_grade(harness, fake):
 
     stats = await fake.slash(alice, "stats", guild=guild)
     await stats.acknowledged()
-    stats_fields = {f["name"]: f["value"] for f in original(fake, stats)["embeds"][0]["fields"]}
+    stats_fields = {f["name"]: f["value"] for f in (await fake.reply(stats))["embeds"][0]["fields"]}
     assert "The KV cache" in stats_fields["Last explanations"], "the attempt is stored"
 
 

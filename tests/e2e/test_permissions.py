@@ -5,7 +5,7 @@ import copy
 
 from sqlalchemy import text
 
-from tests.e2e.conftest import button, original
+from tests.e2e.conftest import button
 
 
 def forge(message: dict, custom_id: str) -> dict:
@@ -15,8 +15,7 @@ def forge(message: dict, custom_id: str) -> dict:
 
 
 async def reply_text(fake, record):
-    await record.acknowledged()
-    message = fake.messages[record.original_message_id]
+    message = await fake.reply(record)
     return message["content"] or message["embeds"][0].get("description", "")
 
 
@@ -40,7 +39,7 @@ async def test_forged_quiz_ids_cannot_touch_another_users_session(harness, fake)
     guild, alice, mallory = fake.add_guild(), fake.add_user("alice"), fake.add_user("mallory")
     start = await fake.slash(alice, "quiz", guild=guild, options={"count": 5})
     await start.acknowledged()
-    message = copy.deepcopy(original(fake, start))
+    message = copy.deepcopy(await fake.reply(start))
     answer_id = button(message, "A")["custom_id"]
     session_id = int(answer_id.split(":")[1])
 
@@ -48,7 +47,7 @@ async def test_forged_quiz_ids_cannot_touch_another_users_session(harness, fake)
     for custom_id in forged:
         # a crafted payload: the forged id sits on the message, as a modified client could claim
         record = await fake.click(mallory, forge(message, custom_id), custom_id)
-        await record.acknowledged()
+        await fake.reply(record)
     state = await bot.services.coach.get_session(session_id)
     assert state.active and state.position == 0, "alice's session is untouched"
     mallory_stats = await bot.services.coach.stats(int(mallory["id"]), int(guild["id"]))
@@ -57,7 +56,7 @@ async def test_forged_quiz_ids_cannot_touch_another_users_session(harness, fake)
     # alice's own double click counts once
     for _ in range(2):
         record = await fake.click(alice, message, answer_id)
-        await record.acknowledged()
+        await fake.reply(record)
     alice_stats = await bot.services.coach.stats(int(alice["id"]), int(guild["id"]))
     assert alice_stats.answered == 1 and alice_stats.xp_total in (0, 10)
 
@@ -68,19 +67,18 @@ async def test_forget_deletes_only_the_confirming_users_data(harness, fake):
     for user in (alice, bob):
         start = await fake.slash(user, "quiz", guild=guild, options={"count": 5})
         await start.acknowledged()
-        message = original(fake, start)
+        message = await fake.reply(start)
         click = await fake.click(user, message, button(message, "A")["custom_id"])
-        await click.acknowledged()
+        await fake.reply(click)
 
     ask = await fake.slash(alice, "forget", guild=guild)
     await ask.acknowledged()
-    confirm = original(fake, ask)
+    confirm = await fake.reply(ask)
     stolen = await fake.click(bob, confirm, button(confirm, "Delete my data")["custom_id"])
     assert "isn't yours" in await reply_text(fake, stolen), "bob cannot press alice's confirm button"
 
     done = await fake.click(alice, confirm, button(confirm, "Delete my data")["custom_id"])
-    await done.acknowledged()
-    assert "deleted" in fake.messages[int(confirm["id"])]["content"]
+    assert "deleted" in (await fake.reply(done))["content"]
 
     async def rows_for(user_id):
         async def work(db):
@@ -100,9 +98,9 @@ async def test_stats_only_ever_show_the_callers_own_data(harness, fake):
     guild, alice, bob = fake.add_guild(), fake.add_user("alice"), fake.add_user("bob")
     start = await fake.slash(alice, "quiz", guild=guild, options={"count": 5})
     await start.acknowledged()
-    message = original(fake, start)
-    await (await fake.click(alice, message, button(message, "A")["custom_id"])).acknowledged()
+    message = await fake.reply(start)
+    await fake.reply(await fake.click(alice, message, button(message, "A")["custom_id"]))
     record = await fake.slash(bob, "stats", guild=guild)
     await record.acknowledged()
-    fields = {f["name"]: f["value"] for f in original(fake, record)["embeds"][0]["fields"]}
+    fields = {f["name"]: f["value"] for f in (await fake.reply(record))["embeds"][0]["fields"]}
     assert fields["Accuracy"].endswith("of 0 answers")

@@ -2,37 +2,36 @@
 
 import copy
 
-from tests.e2e.conftest import button, buttons, original
-from tests.fakediscord.records import RESPONSE_MESSAGE, RESPONSE_UPDATE
+from tests.e2e.conftest import ANSWERED, UPDATED, button, buttons
 
 
 async def answer_current(fake, user, message, letter="A"):
     click = await fake.click(user, message, button(message, letter)["custom_id"])
-    assert await click.acknowledged() == RESPONSE_UPDATE
-    return click
+    assert await click.acknowledged() in UPDATED
+    return await fake.reply(click)
 
 
 async def test_full_quiz_to_summary(harness, fake):
     await harness.start()
     guild, alice = fake.add_guild(), fake.add_user("alice")
     start = await fake.slash(alice, "quiz", guild=guild, options={"count": 5})
-    assert await start.acknowledged() == RESPONSE_MESSAGE
-    message = original(fake, start)
+    assert await start.acknowledged() in ANSWERED
+    message = await fake.reply(start)
     assert message["flags"] & 64, "the quiz is ephemeral"
     embed = message["embeds"][0]
     assert embed["title"].startswith("Quiz · 1/5")
     assert [b["label"] for b in buttons(message)][:5] == ["A", "B", "C", "D", "Stop"]
 
     for position in range(5):
-        await answer_current(fake, alice, message)
-        after = fake.messages[int(message["id"])]
+        after = await answer_current(fake, alice, message)
+        assert after["id"] == message["id"], "the quiz message is updated in place"
         assert after["embeds"][0]["title"].startswith(f"{position + 1}/5")
         assert "Why:" in after["embeds"][0]["description"]
         label = "Finish" if position == 4 else "Next"
         assert any(b["label"] == "Read the bite" for b in buttons(after))
         nxt = await fake.click(alice, after, button(after, label)["custom_id"])
-        assert await nxt.acknowledged() == RESPONSE_UPDATE
-        message = fake.messages[int(message["id"])]
+        assert await nxt.acknowledged() in UPDATED
+        message = await fake.reply(nxt)
 
     summary = message["embeds"][0]
     assert summary["title"] == "Quiz finished"
@@ -50,18 +49,18 @@ async def test_restart_mid_quiz_old_button_still_works(harness, fake):
     guild, bob = fake.add_guild(), fake.add_user("bob")
     start = await fake.slash(bob, "quiz", guild=guild, options={"count": 5})
     await start.acknowledged()
-    message = copy.deepcopy(original(fake, start))  # as the user's client still shows it
-    await answer_current(fake, bob, message, "B")
-    answered = fake.messages[int(message["id"])]
+    message = copy.deepcopy(await fake.reply(start))  # as the user's client still shows it
+    answered = copy.deepcopy(await answer_current(fake, bob, message, "B"))
     await harness.stop(bot)
 
     await harness.start()  # a new client on the same database
     nxt = await fake.click(bob, answered, button(answered, "Next")["custom_id"])
-    assert await nxt.acknowledged() == RESPONSE_UPDATE
-    resumed = fake.messages[int(message["id"])]
+    assert await nxt.acknowledged() in UPDATED
+    resumed = await fake.reply(nxt)
     assert resumed["embeds"][0]["title"].startswith("Quiz · 2/5"), "resumes after the last answered question"
     # and an old A-D button from question 1 does not count a second time
     stale = await fake.click(bob, message, button(message, "C")["custom_id"])
     await stale.acknowledged()
-    assert stale.response_type == RESPONSE_MESSAGE
-    assert "already answered" in fake.messages[stale.original_message_id]["content"]
+    refusal = await fake.reply(stale)
+    assert refusal["id"] != message["id"] and refusal["flags"] & 64, "a private notice, the quiz is left alone"
+    assert "already answered" in refusal["content"]

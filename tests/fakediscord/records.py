@@ -65,6 +65,7 @@ class InteractionRecord:
     callbacks: list[tuple[float, int, dict]] = field(default_factory=list)
     rejected: list[tuple[str, int, dict]] = field(default_factory=list)  # (what, status, body)
     followups: list[dict] = field(default_factory=list)
+    edits: int = 0  # PATCHes of the original response (a deferred update lands as one)
     original_message_id: int | None = None
     modal: dict | None = None
 

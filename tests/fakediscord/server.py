@@ -445,8 +445,13 @@ class FakeDiscord:
             record.rejected.append(("invalid followup", 400, body))
             record.notify()
             return _error(400, 50035, "Invalid Form Body", problems)
-        message = self._new_message(record.payload["channel_id"], body, guild_id=record.payload.get("guild_id"),
-                                    interaction=record)
+        loading = self.messages.get(record.original_message_id or 0)
+        if loading is not None and loading["flags"] & LOADING and not record.followups:
+            # Discord: the first followup after a "thinking" defer replaces the placeholder.
+            message = self._edit(loading, body)
+        else:
+            message = self._new_message(record.payload["channel_id"], body, guild_id=record.payload.get("guild_id"),
+                                        interaction=record)
         record.followups.append(message)
         record.notify()
         return _json(message)
@@ -474,6 +479,7 @@ class FakeDiscord:
             record.notify()
             return _error(400, 50035, "Invalid Form Body", problems)
         self._edit(message, body)
+        record.edits += 1
         record.notify()
         return _json(message)
 
@@ -535,5 +541,23 @@ class FakeDiscord:
         return _error(404, 0, f"fake Discord does not serve {request.method} {request.path}")
 
     # ----- convenience for tests -----
+    async def reply(self, record: InteractionRecord, timeout: float = 60.0) -> dict:
+        """What the user ends up seeing for an interaction, once it has landed: the new or
+        updated message (a "thinking" placeholder or a silent defer is waited through)."""
+        def settled(r):
+            if not r.callbacks:
+                return None
+            kind = r.response_type
+            message = self.messages.get(r.original_message_id or 0)
+            if kind in (RESPONSE_MESSAGE, RESPONSE_UPDATE):
+                return message
+            if kind == RESPONSE_DEFER:
+                return message if message is not None and not message["flags"] & LOADING else None
+            if kind == RESPONSE_DEFER_UPDATE:
+                return r.followups[-1] if r.followups else (message if r.edits else None)
+            return r.modal
+
+        return await record.wait(settled, timeout)
+
     def requests_to(self, method: str, fragment: str) -> list[RecordedRequest]:
         return [r for r in self.requests if r.method == method and fragment in r.path]
