@@ -60,8 +60,8 @@ class OwnedLLM:
 
     mode = "vLLM started by the soak; faults = SIGKILL + restart"
 
-    def __init__(self, workdir: Path, log):
-        self.workdir, self.log = workdir, log
+    def __init__(self, workdir: Path, log, threads: int | None):
+        self.workdir, self.log, self.threads = workdir, log, threads
         self.server = None
         self.startup_s: list[float] = []
 
@@ -70,7 +70,8 @@ class OwnedLLM:
 
         if self.server is None:
             self.python, self.model_dir = await asyncio.to_thread(prepare, log=self.log)
-            self.config = LocalServerConfig(port=free_port(), startup_timeout_s=600)
+            extra = {"threads": self.threads} if self.threads else {}
+            self.config = LocalServerConfig(port=free_port(), startup_timeout_s=600, **extra)
         self.server = LocalVLLM(self.python, self.model_dir, self.config, log_path=self.workdir / "vllm.log")
         began = time.monotonic()
         self.server.start()
@@ -153,6 +154,7 @@ class Soak:
         self.bots: list[BotProcess] = []
         self.restart_window: tuple[float, float] | None = None  # monotonic times the bot was down
         self.load: list[tuple[float, float]] = []
+        self.loop_lag: list[float] = []  # this process's event-loop lag: the fake measures on it
 
     def log(self, message: str) -> None:
         print(f"[soak {self.clock.t():7.1f}s] {message}", file=sys.stderr, flush=True)
@@ -215,15 +217,21 @@ class Soak:
             self.load.append((self.clock.t(), os.getloadavg()[0]))
             await asyncio.sleep(10)
 
+    async def sample_loop_lag(self, until: float, every_s: float = 0.25) -> None:
+        while time.monotonic() < until:
+            began = time.monotonic()
+            await asyncio.sleep(every_s)
+            self.loop_lag.append(time.monotonic() - began - every_s)
+
     async def run(self) -> dict:
         args = self.args
-        self.llm = OwnedLLM(self.workdir, self.log) if args.start_llm else FlappingProxy(args.llm_url)
+        self.llm = OwnedLLM(self.workdir, self.log, args.llm_threads) if args.start_llm else FlappingProxy(args.llm_url)
         self.log(f"starting the LLM side ({self.llm.mode})")
         llm_url = await self.llm.start()
         self.fake = await FakeDiscord().start()
         self.faults_429: list = []
         guilds = [self.fake.add_guild(f"Soak {i}") for i in range(args.guilds)]
-        self.env = bot_environment(self.fake, self.workdir, LLM_BASE_URL=llm_url)
+        self.env = bot_environment(self.fake, self.workdir, LLM_BASE_URL=llm_url, LLM_TIMEOUT_S=str(args.llm_timeout_s))
         await self.start_bot()
         self.log(f"bot connected after {self.bots[0].startup_s:.1f} s; users start")
         catalog = default_catalog()
@@ -240,10 +248,11 @@ class Soak:
         tasks = [asyncio.create_task(u.run()) for u in users]
         chaos = asyncio.create_task(self.chaos(duration))
         sampler = asyncio.create_task(self.sample_load(deadline))
+        lag = asyncio.create_task(self.sample_loop_lag(deadline))
         await asyncio.wait(tasks, timeout=duration + args.drain_s)
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, chaos, sampler, return_exceptions=True)
+        await asyncio.gather(*tasks, chaos, sampler, lag, return_exceptions=True)
         elapsed = self.clock.t()
         self.log("users done; stopping the bot and auditing")
         rss_mb = bot_rss_mb(self.bots[-1])
@@ -257,24 +266,33 @@ class Soak:
         acked = [r for r in records if r.callbacks]
         latencies = sorted(r.first_response_latency for r in acked)
         down = self.restart_window
-        in_restart = sum(1 for r in records if not r.callbacks and down
-                         and down[0] - 1 <= r.dispatched_at - self.fake.skew <= down[1] + 1)
+        unanswered = [r for r in records if not r.callbacks]
+        in_restart = [r for r in unanswered
+                      if down and down[0] - 1 <= r.dispatched_at - self.fake.skew <= down[1] + 1]
+        too_late = [r for r in unanswered if any(what == "late" for what, *_ in r.rejected)]
+        rejections = _count(what for r in records for what, *_ in r.rejected)
         bot_errors: dict[str, int] = {}
         for bot in self.bots:
             for line in bot.errors():
                 key = str(line.get("event", ""))[:80]
                 bot_errors[key] = bot_errors.get(key, 0) + 1
+        lags = sorted(self.loop_lag)
         return {
             "elapsed_s": elapsed,
             "interactions": {
                 "pushed": len(records), "acknowledged": len(acked),
                 "per_second": round(len(acked) / elapsed, 1) if elapsed else 0,
-                "unacknowledged": len(records) - len(acked), "unacknowledged_in_restart": in_restart,
-                "late_over_3s": sum(1 for x in latencies if x >= 3.0),
-                "rejected_by_discord": sum(1 for r in records if r.rejected),
+                "unacknowledged": len(unanswered), "unacknowledged_in_restart": len(in_restart),
+                "answered_after_3s": len(too_late),
+                "never_answered_outside_restart": len(unanswered) - len(in_restart) - len(too_late),
+                "rejections_by_reason": rejections,
+                "acknowledged_in_time_share": round(len(acked) / len(records), 4) if records else None,
             },
             "ack_latency_ms": {name: round(1000 * pct(latencies, q), 1) for name, q in
                                (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0))} if latencies else {},
+            "bot_view": bot_view(self.bots),
+            "harness_loop_lag_ms": {name: round(1000 * pct(lags, q), 1) for name, q in
+                                    (("p50", 0.5), ("p99", 0.99), ("max", 1.0))} if lags else {},
             "gradings": gradings_by_grader(self.bots[-1].workdir / "coach.db"),
             "grades_shown": dict(sorted(_count(self.ledger.graded.values()).items())),
             "replies": dict(self.ledger.replies.most_common()),
@@ -298,6 +316,24 @@ def _count(values) -> dict:
     for v in values:
         out[v] = out.get(v, 0) + 1
     return out
+
+
+def bot_view(bots: list[BotProcess]) -> dict:
+    """The bot's own log: its acknowledgement times (from the handler's start), its
+    outcomes, and how often SQLite's lock outlasted the busy timeout."""
+    acks, outcomes, lock_retries = [], {}, 0
+    for bot in bots:
+        for line in bot.log_lines():
+            if line.get("event") == "interaction":
+                outcomes[line.get("outcome")] = outcomes.get(line.get("outcome"), 0) + 1
+                if line.get("ack_ms") is not None:
+                    acks.append(line["ack_ms"])
+            elif "database transaction failed" in str(line.get("event")):
+                lock_retries += 1
+    acks.sort()
+    return {"ack_ms": {name: pct(acks, q) for name, q in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0))}
+            if acks else {}, "outcomes": dict(sorted(outcomes.items(), key=lambda kv: -kv[1])),
+            "db_retries": lock_retries}
 
 
 def bot_rss_mb(bot: BotProcess) -> float | None:
@@ -324,6 +360,8 @@ def parse_args(argv=None):
     p.add_argument("--llm-url", default="http://127.0.0.1:8000/v1", help="an LLM already running (proxied)")
     p.add_argument("--start-llm", action="store_true", help="start vLLM with serving.local and crash it as a fault")
     p.add_argument("--llm-faults", type=int, default=2)
+    p.add_argument("--llm-threads", type=int, default=None, help="vLLM compute threads (default: every core)")
+    p.add_argument("--llm-timeout-s", type=float, default=30.0, help="the bot's LLM_TIMEOUT_S")
     p.add_argument("--think-s", type=float, default=2.0, help="mean pause between a user's clicks")
     p.add_argument("--explain-share", type=float, default=0.25, help="share of activities that are /explain")
     p.add_argument("--drain-s", type=float, default=120.0, help="time after the end for replies in flight")
