@@ -42,8 +42,14 @@ def shipped_catalog():
 
 
 @pytest.fixture(scope="session")
-def shipped_topics(shipped_catalog, embedder, tmp_path_factory) -> TopicFinder:
-    return TopicFinder.build(shipped_catalog, embedder, index_dir=tmp_path_factory.mktemp("shipped-index"))
+def shipped_data_dir(tmp_path_factory) -> Path:
+    """One data folder for the shipped track's index: the CLI tests reuse what this built."""
+    return tmp_path_factory.mktemp("shipped-data")
+
+
+@pytest.fixture(scope="session")
+def shipped_topics(shipped_catalog, embedder, shipped_data_dir) -> TopicFinder:
+    return TopicFinder.build(shipped_catalog, embedder, index_dir=shipped_data_dir / "index")
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,122 @@
+"""`coach grade` (single and batch) and `coach grader compare`, run in-process through
+`bot.cli.main` on the shipped track, as a user would call them."""
+
+import asyncio
+import io
+import json
+import socket
+import threading
+
+import pytest
+
+from bot.cli import main
+from tests.serving.fake_llm import FakeLLMServer, completion_body
+
+CONTRACT_KEYS = {
+    "bite_id", "title", "score", "key_points", "red_flag", "injection", "grader",
+    "feedback", "model_answer", "follow_up", "truncated",
+}
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def env(monkeypatch, shipped_topics, shipped_data_dir, tmp_path):
+    # shipped_topics has built the index under shipped_data_dir: the CLI loads it instead of rebuilding.
+    monkeypatch.setenv("DATA_DIR", str(shipped_data_dir))
+    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'coach.db'}")
+    # The LLM is enabled but nothing listens: the CLI must answer with the embedding grader.
+    monkeypatch.setenv("LLM_ENABLED", "true")
+    monkeypatch.setenv("LLM_BASE_URL", f"http://127.0.0.1:{closed_port()}/v1")
+    monkeypatch.setenv("LLM_TIMEOUT_S", "2")
+    return monkeypatch
+
+
+def test_single_answer_json_with_the_llm_unreachable(env, capsys):
+    answer = (
+        "Prefill runs the whole prompt through the model in one parallel pass and fills the KV cache, and it is "
+        "compute-bound. Decode then generates one token per step, which is memory-bandwidth-bound at small batch."
+    )
+    assert main(["grade", "--json", "--bite", "prefill-vs-decode", answer]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1
+    body = json.loads(out[0])
+    assert set(body) == CONTRACT_KEYS
+    assert body["bite_id"] == "prefill-vs-decode" and body["grader"] == "embedding"
+    assert 1 <= body["score"] <= 4
+
+
+def test_empty_single_answer_is_an_error_on_stderr(env, capsys):
+    assert main(["grade", "--json", "--bite", "kv-cache", "   "]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "empty" in captured.err
+
+
+def test_batch_mode_answers_every_line_in_order(env, capsys):
+    lines = [
+        json.dumps({"answer": "Quantization stores weights as 4-bit integers with a scale per group, cutting memory.",
+                    "bite": "quantization-basics"}),
+        "this line is not JSON",
+        json.dumps({"answer": "Continuous batching lets new requests join the running batch at every decode step."}),
+        json.dumps({"bite": "kv-cache"}),
+        "",  # blank lines are skipped, not answered
+        json.dumps({"answer": "\u200b \x00", "bite": "kv-cache"}),
+        json.dumps({"answer": "We went hiking in the Alps and the weather was lovely all week."}),
+        json.dumps({"answer": "Keys and values are cached.", "bite": "no-such-bite"}),
+    ]
+    env.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    assert main(["grade", "--json", "-"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(out) == 7
+    assert out[0]["bite_id"] == "quantization-basics" and set(out[0]) == CONTRACT_KEYS
+    assert out[1]["line"] == 2 and "not valid JSON" in out[1]["error"]
+    assert out[2]["bite_id"] == "continuous-batching"  # retrieved
+    assert out[3] == {"error": '"answer" must be a string', "line": 4}
+    assert out[4]["line"] == 6 and "empty" in out[4]["error"]
+    assert out[5]["off_topic"] is True and out[5]["suggestions"]
+    assert out[6]["line"] == 8 and "no-such-bite" in out[6]["error"]
+
+
+class ThreadedFakeLLM:
+    """The fake OpenAI-compatible server on its own loop, for the synchronous CLI test.
+    It answers every grading with 'all missing', sized to the schema it is sent."""
+
+    def __init__(self):
+        self.server = FakeLLMServer(default=self._all_missing)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    @staticmethod
+    async def _all_missing(exchange):
+        n = exchange.body["response_format"]["json_schema"]["schema"]["properties"]["key_points"]["minItems"]
+        verdict = {"key_points": [{"status": "missing", "quote": ""}] * n, "red_flag": False,
+                   "red_flag_quote": "", "injection": False}
+        await exchange.respond(200, completion_body(json.dumps(verdict)))
+
+    def __enter__(self):
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(10)
+        return self.server
+
+    def __exit__(self, *exc):
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+def test_compare_reports_agreement_and_lists_disagreements(env, capsys):
+    with ThreadedFakeLLM() as candidate:
+        code = main(["grader", "compare", "--candidate", candidate.base_url, "--split", "dev", "--limit", "8", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["baseline"] == "embedding" and report["answers"] == 8
+    assert report["against_labels"]["candidate"]["graders"] == {"llm": 8}
+    assert report["against_labels"]["baseline"]["graders"] == {"embedding": 8}
+    assert set(report["agreement"]) == {"n", "qwk", "exact", "within_1"} and report["agreement"]["n"] == 8
+    # The candidate says "nothing covered" to every answer: every answer the baseline scored above 0 disagrees.
+    assert report["disagreements"] and all(d["candidate"] == 0 and d["baseline"] != 0 for d in report["disagreements"])
+    assert "warning" not in report
