@@ -36,6 +36,7 @@ bench: setup
 	$(BIN)/python bench/grading.py
 	$(BIN)/python bench/serving.py
 	$(BIN)/python bench/bot_load.py
+	$(BIN)/python bench/collect.py
 
 clean:
 	rm -rf $(VENV) .venv-vllm var
