@@ -120,3 +120,33 @@ def test_compare_reports_agreement_and_lists_disagreements(env, capsys):
     # The candidate says "nothing covered" to every answer: every answer the baseline scored above 0 disagrees.
     assert report["disagreements"] and all(d["candidate"] == 0 and d["baseline"] != 0 for d in report["disagreements"])
     assert "warning" not in report
+
+
+def test_compare_also_regrades_stored_attempts_whose_text_was_kept(env, capsys, shipped_catalog, tmp_path):
+    from coach.config import load_settings
+    from coach.engine import Coach
+    from coach.store.store import Store
+
+    kept_answer = (
+        "Streaming sends each token to the client as soon as it is generated, so the user sees text after "
+        "the time to first token even though the total generation time is unchanged."
+    )
+
+    async def store_attempts():
+        async with Store(f"sqlite+aiosqlite:///{tmp_path / 'coach.db'}") as store:
+            await store.upgrade()
+            coach = Coach(store, shipped_catalog, load_settings(_env_file=None))
+            await coach.update_settings(1, keep_answers=True)
+            await coach.record_attempt(1, 9, "streaming-inference", 3, "embedding", 40, kept_answer)
+            await coach.record_attempt(2, 9, "streaming-inference", 1, "embedding", 40, "not kept: user 2 never opted in")
+
+    asyncio.run(store_attempts())
+    with ThreadedFakeLLM() as candidate:
+        code = main(["grader", "compare", "--candidate", candidate.base_url, "--split", "dev", "--limit", "1",
+                     "--stored", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["answers"] == 2  # one eval answer + the one stored attempt that kept its text
+    stored = [d for d in report["disagreements"] if d["split"].startswith("stored:")]
+    assert len(stored) == 1 and stored[0]["bite_id"] == "streaming-inference" and stored[0]["candidate"] == 0
+    assert stored[0]["answer"] == kept_answer[:160]
