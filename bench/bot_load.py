@@ -17,6 +17,7 @@ import asyncio
 import os
 import platform
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -49,8 +50,11 @@ async def start_bot(fake: FakeDiscord, folder: Path):
                DATABASE_URL=f"sqlite+aiosqlite:///{folder}/coach.db", DATA_DIR=str(folder), LLM_ENABLED="false",
                METRICS_PORT="0", LOG_FORMAT="json", PYTHONPATH=str(REPO))
     log = open(folder / "bot.log", "w")
-    proc = await asyncio.create_subprocess_exec(str(REPO / ".venv" / "bin" / "coach"), "run", env=env, cwd=folder,
-                                                stdout=log, stderr=log)
+    command = [str(REPO / ".venv" / "bin" / "coach"), "run"]
+    if os.environ.get("BOT_LOAD_PROFILE"):  # a cProfile of the bot, written on exit
+        command = [str(REPO / ".venv" / "bin" / "python"), "-m", "cProfile", "-o", os.environ["BOT_LOAD_PROFILE"],
+                   "-m", "bot.cli", "run"]
+    proc = await asyncio.create_subprocess_exec(*command, env=env, cwd=folder, stdout=log, stderr=log)
     await asyncio.wait_for(fake.commands_synced.wait(), 120)
     while not fake.gateways:
         await asyncio.sleep(0.05)
@@ -77,24 +81,24 @@ def has_button(message: dict | None, label: str) -> bool:
 async def press(fake: FakeDiscord, user: dict, message_id: int, label: str, expect: str):
     """Click `label` and wait until the message shows `expect` (a deferred update lands later)."""
     record = await fake.click(user, fake.messages[message_id], button_id(fake.messages[message_id], label))
-    await record.acknowledged(timeout=60)
-    await record.wait(lambda r: has_button(fake.messages.get(message_id), expect), timeout=60)
+    shown = await fake.reply(record)
+    if not has_button(shown, expect):
+        raise AssertionError(f"after {label}: {shown.get('content') or shown['embeds'][0].get('title')}")
 
 
 async def one_user(fake: FakeDiscord, guild: dict, name: str, rng: random.Random) -> int:
     user = fake.add_user(name)
     await asyncio.sleep(rng.random())  # arrivals spread over the first second
     start = await fake.slash(user, "quiz", guild=guild, options={"count": QUESTIONS})
-    await start.acknowledged(timeout=60)
-    message_id = start.original_message_id
+    message_id = int((await fake.reply(start))["id"])
     done = 1
     for position in range(QUESTIONS):
         last = position == QUESTIONS - 1
         await press(fake, user, message_id, rng.choice("ABCD"), "Finish" if last else "Next")
         if last:
             record = await fake.click(user, fake.messages[message_id], button_id(fake.messages[message_id], "Finish"))
-            await record.acknowledged(timeout=60)
-            await record.wait(lambda r: "Quiz finished" in str(fake.messages[message_id]["embeds"]), timeout=60)
+            if "Quiz finished" not in str((await fake.reply(record))["embeds"]):
+                raise AssertionError("no summary")
         else:
             await press(fake, user, message_id, "Next", "A")
         done += 2
@@ -115,7 +119,7 @@ async def run(users: int, guilds: int, seed: int) -> dict:
             elapsed = time.perf_counter() - started
             peak_rss = rss_kib(proc.pid)
         finally:
-            proc.terminate()
+            proc.send_signal(signal.SIGINT)
             await proc.wait()
             log.close()
             (Path(tempfile.gettempdir()) / "bot_load.log").write_text((Path(folder) / "bot.log").read_text())
