@@ -3,7 +3,9 @@ same SQLite database, against the in-process fake Discord."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
+import time
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -33,10 +35,11 @@ async def fake():
 class Bots:
     """Starts bot processes one after another on the same work folder and database."""
 
-    def __init__(self, fake, workdir: Path):
+    def __init__(self, fake, workdir: Path, data_dir: Path | None = None):
         self.fake, self.workdir = fake, workdir
         self.env = bot_environment(
-            fake, workdir, LLM_BASE_URL=closed_port_url(), LLM_TIMEOUT_S="2", LLM_MAX_RETRIES="0"
+            fake, workdir, LLM_BASE_URL=closed_port_url(), LLM_TIMEOUT_S="2", LLM_MAX_RETRIES="0",
+            **({"DATA_DIR": str(data_dir)} if data_dir else {}),
         )
         self.started: list[BotProcess] = []
 
@@ -54,6 +57,19 @@ class Bots:
         with closing(sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=10)) as db:
             return db.execute(sql, params).fetchall()
 
+    async def models_loaded(self, bot: BotProcess, timeout: float = 240.0) -> float:
+        """Wait until the bot has loaded its embedding model and grader (it does so in the
+        background after connecting); returns the seconds it reported."""
+        deadline = time.perf_counter() + timeout
+        while True:
+            for line in bot.log_lines():
+                if line.get("event") == "models loaded":
+                    return float(line.get("seconds", 0))
+                if line.get("event") == "warm-up failed":
+                    raise AssertionError(f"{bot.name} could not load its models:\n{bot.log_tail()}")
+            assert time.perf_counter() < deadline, f"{bot.name} did not load its models in {timeout}s"
+            await asyncio.sleep(0.2)
+
     def assert_no_errors_logged(self) -> None:
         """No process logged an error: a handled fault is a warning, an error is a bug."""
         for bot in self.started:
@@ -65,8 +81,15 @@ class Bots:
             await bot.stop()
 
 
+@pytest.fixture(scope="session")
+def shared_data_dir(tmp_path_factory) -> Path:
+    """One DATA_DIR for every bot process of the session: the retrieval index is built
+    by the first and loaded (not re-encoded) by the others."""
+    return tmp_path_factory.mktemp("bot-data")
+
+
 @pytest.fixture
-async def bots(fake, tmp_path):
-    group = Bots(fake, tmp_path)
+async def bots(fake, tmp_path, shared_data_dir):
+    group = Bots(fake, tmp_path, shared_data_dir)
     yield group
     await group.stop_all()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
-
-from tests.fakediscord.records import RESPONSE_MESSAGE, RESPONSE_UPDATE
+import re
+import time
 
 FIRST_RESPONSE_DEADLINE_S = 3.0
+ANSWERED_TITLE = re.compile(r"^\d+/\d+ · ")  # the embed after a question is answered
 XP_CORRECT, XP_FINISH = 10, 20  # coach.scoring's amounts, restated so a silent change is caught
 
 
@@ -29,20 +31,26 @@ def snapshot(fake, message_id) -> dict:
     return copy.deepcopy(fake.messages[int(message_id)])
 
 
-async def click(fake, user, message: dict, label: str, expect: int = RESPONSE_UPDATE):
+async def click(fake, user, message: dict, label: str) -> dict:
+    """Press a button and return what the user then sees (a direct answer or, when the
+    bot deferred, the message once the follow-up or edit has landed)."""
     record = await fake.click(user, message, button(message, label)["custom_id"])
-    kind = await record.acknowledged(timeout=15)
-    assert kind == expect, f"{label}: response type {kind}, wanted {expect}"
-    return record
+    await record.acknowledged(timeout=15)
+    return await fake.reply(record, timeout=30)
+
+
+async def slash(fake, user, name: str, **kwargs) -> tuple[object, dict]:
+    record = await fake.slash(user, name, **kwargs)
+    await record.acknowledged(timeout=15)
+    return record, await fake.reply(record, timeout=30)
 
 
 async def answer_and_next(fake, user, message_id, letter: str) -> dict:
     """Answer the question on screen, then press Next/Finish; returns the message after."""
-    await click(fake, user, fake.messages[int(message_id)], letter)
-    answered = fake.messages[int(message_id)]
+    answered = await click(fake, user, fake.messages[int(message_id)], letter)
+    assert ANSWERED_TITLE.match(title(answered)), title(answered)
     label = "Finish" if any(b["label"] == "Finish" for b in buttons(answered)) else "Next"
-    await click(fake, user, answered, label)
-    return fake.messages[int(message_id)]
+    return await click(fake, user, answered, label)
 
 
 def assert_interactions_healthy(fake, ignore: tuple[str, ...] = ()) -> None:
@@ -68,5 +76,12 @@ def quiz_audit(bots, user_id: int) -> dict:
             "correct": sum(1 for *_, c in answers if c)}
 
 
-__all__ = ["RESPONSE_MESSAGE", "RESPONSE_UPDATE", "answer_and_next", "assert_interactions_healthy", "button",
-           "buttons", "click", "quiz_audit", "snapshot", "title"]
+
+
+async def wait_until(predicate, timeout: float, what: str):
+    """Poll `predicate` (bounded); returns its first truthy value."""
+    deadline = time.perf_counter() + timeout
+    while not (value := predicate()):
+        assert time.perf_counter() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+    return value

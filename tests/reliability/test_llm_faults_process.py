@@ -36,22 +36,23 @@ async def submit(fake, user, guild, answer: str) -> tuple[str, str]:
     record = await fake.submit(user, f"m:{BITE}", {"answer": answer}, guild=guild)
     assert await record.acknowledged(timeout=5) == RESPONSE_DEFER, "grading is deferred at once"
     assert record.first_response_latency < 3.0
-    reply = await record.followup(timeout=60)
+    reply = await fake.reply(record, timeout=60)
     assert reply["embeds"] and reply["embeds"][0]["title"].startswith("Score "), reply.get("content")
     return record.id, reply["embeds"][0]["footer"]["text"]
 
 
-async def test_explain_survives_every_llm_fault_and_the_breaker_recovers(fake, tmp_path, llm):
+async def test_explain_survives_every_llm_fault_and_the_breaker_recovers(fake, tmp_path, shared_data_dir, llm):
     bite = default_catalog().bites[BITE]
     answer = bite.model_answer
     llm.default = ok(healthy_verdict(answer, len(bite.key_points)))
-    bots = Bots(fake, tmp_path)
+    bots = Bots(fake, tmp_path, shared_data_dir)
     bots.env.update(LLM_BASE_URL=llm.base_url, LLM_TIMEOUT_S="1.5", LLM_MAX_RETRIES="0",
                     LLM_BREAKER_FAILURES="2", LLM_BREAKER_COOLDOWN_S=str(COOLDOWN_S), EXPLAIN_RATE_LIMIT="50")
     guild, user = fake.add_guild(), fake.add_user("grace")
     labels: dict[str, str] = {}
     try:
-        await bots.start()
+        bot = await bots.start()
+        await bots.models_loaded(bot)  # loading is the slow part of a first grading, not what is tested here
 
         async def grade(expected: str, why: str) -> None:
             interaction, footer = await submit(fake, user, guild, answer)

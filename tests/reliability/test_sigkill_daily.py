@@ -4,7 +4,6 @@ not the lost request reached Discord (the retry carries the same nonce with
 `enforce_nonce`, and Discord — here the fake — returns the first message)."""
 
 import asyncio
-import time
 
 import pytest
 
@@ -12,6 +11,7 @@ from coach.config import load_settings
 from coach.engine import Coach
 from coach.store import Store
 from content import default_catalog
+from tests.reliability.helpers import wait_until
 
 
 async def schedule_daily_post(bots, guild_id: int, channel_id: int) -> str:
@@ -26,14 +26,6 @@ async def schedule_daily_post(bots, guild_id: int, channel_id: int) -> str:
     finally:
         await store.dispose()
     return track
-
-
-async def wait_for(predicate, timeout: float, what: str):
-    deadline = time.perf_counter() + timeout
-    while not (value := predicate()):
-        assert time.perf_counter() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.1)
-    return value
 
 
 @pytest.mark.parametrize("lost_request_landed", [True, False], ids=["post-reached-discord", "post-never-arrived"])
@@ -56,7 +48,7 @@ async def test_sigkill_mid_daily_post_sends_it_exactly_once(fake, bots, lost_req
     assert len(fake.channel_messages(channel_id)) == (1 if lost_request_landed else 0)
 
     await bots.start()
-    sent = await wait_for(lambda: bots.query("SELECT message_ids FROM daily_picks WHERE sent_at IS NOT NULL"),
+    sent = await wait_until(lambda: bots.query("SELECT message_ids FROM daily_picks WHERE sent_at IS NOT NULL"),
                           30, "the restarted bot to mark the post sent")
 
     messages = fake.channel_messages(channel_id)

@@ -2,8 +2,8 @@
 and the quiz goes on from the last answered question — nothing lost, no XP twice."""
 
 from tests.reliability.helpers import (
-    RESPONSE_MESSAGE, XP_CORRECT, XP_FINISH, answer_and_next, assert_interactions_healthy, button, click, quiz_audit,
-    snapshot, title,
+    XP_CORRECT, XP_FINISH, answer_and_next, assert_interactions_healthy, button, click, quiz_audit, slash,
+    snapshot, title, wait_until,
 )
 
 
@@ -12,9 +12,8 @@ async def test_sigkill_between_answers_resumes_from_last_answered(fake, bots):
     user_id = int(alice["id"])
     first = await bots.start()
 
-    start = await fake.slash(alice, "quiz", guild=guild, options={"count": 5})
-    assert await start.acknowledged(timeout=15) == RESPONSE_MESSAGE
-    message_id = start.original_message_id
+    start, shown = await slash(fake, alice, "quiz", guild=guild, options={"count": 5})
+    message_id = int(shown["id"])
     await answer_and_next(fake, alice, message_id, "A")
     question_two = snapshot(fake, message_id)
     assert title(question_two).startswith("Quiz · 2/5")
@@ -31,11 +30,11 @@ async def test_sigkill_between_answers_resumes_from_last_answered(fake, bots):
 
     await bots.start()
     # The Next button on the message the dead process sent still works and resumes at 3/5.
-    await click(fake, alice, answered_two, "Next")
-    assert title(fake.messages[message_id]).startswith("Quiz · 3/5")
+    resumed = await click(fake, alice, answered_two, "Next")
+    assert int(resumed["id"]) == message_id and title(resumed).startswith("Quiz · 3/5")
     # An answer button for question 2, clicked again, is refused and counts nothing.
-    stale = await click(fake, alice, question_two, "C", expect=RESPONSE_MESSAGE)
-    assert "already answered" in fake.messages[stale.original_message_id]["content"]
+    stale = await click(fake, alice, question_two, "C")
+    assert "already answered" in stale["content"]
     assert quiz_audit(bots, user_id)["xp_total"] == stored_before["xp_total"]
 
     for letter in "ABC":
@@ -61,33 +60,34 @@ async def test_sigkill_while_answer_reply_in_flight_counts_it_once(fake, bots):
     user_id = int(bob["id"])
     first = await bots.start()
 
-    start = await fake.slash(bob, "quiz", guild=guild, options={"count": 5})
-    await start.acknowledged(timeout=15)
-    message_id = start.original_message_id
-    question_two = await answer_and_next(fake, bob, message_id, "B")
+    _, shown = await slash(fake, bob, "quiz", guild=guild, options={"count": 5})
+    message_id = int(shown["id"])
+    await answer_and_next(fake, bob, message_id, "B")
     question_two = snapshot(fake, message_id)
 
+    # Hold the bot's first response to the next click (its answer, or its defer while
+    # the handler goes on), wait until the answer is committed, then kill the process.
     held = fake.hold("POST", r"/interactions/\d+/[^/]+/callback", land=False)
     lost = await fake.click(bob, question_two, button(question_two, "A")["custom_id"])
     await held.arrived.wait()
+    await wait_until(lambda: [a[1] for a in quiz_audit(bots, user_id)["answers"]] == [0, 1], 15,
+                     "the answer to question 2 to be committed")
     stored_before = quiz_audit(bots, user_id)
-    assert [a[1] for a in stored_before["answers"]] == [0, 1], "the answer is stored before the reply is sent"
-
     await first.kill()
     held.released.set()
     await held.finished.wait()
     assert title(fake.messages[message_id]) == title(question_two), "bob never saw the answer land"
+    assert quiz_audit(bots, user_id) == stored_before
 
     await bots.start()
-    again = await click(fake, bob, question_two, "A", expect=RESPONSE_MESSAGE)
-    assert "counted once" in fake.messages[again.original_message_id]["content"]
-    resume = await fake.slash(bob, "quiz", guild=guild, options={"count": 5})
-    assert await resume.acknowledged(timeout=15) == RESPONSE_MESSAGE
-    resumed_id = resume.original_message_id
-    assert title(fake.messages[resumed_id]).startswith("Quiz · 3/5"), "resumes after the last answered question"
+    again = await click(fake, bob, question_two, "A")
+    assert "counted once" in again["content"]
+    _, resumed = await slash(fake, bob, "quiz", guild=guild, options={"count": 5})
+    assert title(resumed).startswith("Quiz · 3/5"), "resumes after the last answered question"
+    message_id = int(resumed["id"])
 
     for letter in "DCB":
-        message = await answer_and_next(fake, bob, resumed_id, letter)
+        message = await answer_and_next(fake, bob, message_id, letter)
     assert title(message) == "Quiz finished"
 
     stored = quiz_audit(bots, user_id)
