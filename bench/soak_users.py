@@ -188,8 +188,11 @@ class SimUser:
             self.ledger.answered.add(key)
             self.ledger.replies["answer shown"] += 1
             return outcome.message
-        text = (outcome.message or {}).get("content", "")
-        self.ledger.replies["answer refused: " + (text.split("—")[0].strip()[:40] or "no message")] += 1
+        if outcome.message is None:
+            self.ledger.replies["answer acknowledged, then no reply (bot killed meanwhile)"] += 1
+        else:
+            text = outcome.message.get("content", "")
+            self.ledger.replies["answer refused: " + (text.split("—")[0].strip()[:40] or "(no text)")] += 1
         resumed = await self.slash("quiz", {"count": 5})
         return resumed.message if resumed else None
 
