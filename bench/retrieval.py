@@ -15,7 +15,9 @@ import json
 import os
 import platform
 import statistics
+import shutil
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,6 +28,7 @@ from coach.topics import DEFAULT_RECIPE, RECIPES, TopicFinder, bite_items
 from content import default_catalog
 from retrieval import Embedder, IndexSettings, Retriever, VectorIndex
 from retrieval.lexical import BM25Ranker, reciprocal_rank_fusion
+from retrieval.retriever import DEFAULT_LEXICAL_WEIGHT
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 
@@ -46,13 +49,6 @@ def quality(rankings: list[list[str]], labels: list[str]) -> dict:
         rr += 1.0 / rank if rank else 0.0
     n = max(1, len(labels))
     return {"top1": top1 / n, "top3": top3 / n, "mrr": rr / n, "n": len(labels)}
-
-
-def rankings_for(retriever: Retriever, bm25: BM25Ranker, texts: list[str]) -> dict[str, list[list[str]]]:
-    emb = [[m.id for m in retriever.rank_all(t)] for t in texts]
-    lex = [[i for i, _ in bm25.rank(t)] for t in texts]
-    hyb = [[i for i, _ in reciprocal_rank_fusion([e, b])] for e, b in zip(emb, lex)]
-    return {"embedding": emb, "bm25": lex, "hybrid (RRF)": hyb}
 
 
 def calibrate(on_scores: list[float], off_scores: list[float]) -> float:
@@ -146,31 +142,59 @@ def main(argv: list[str] | None = None) -> int:
         + ".")
     say()
 
-    # 1. What to embed per bite: dev only.
-    say("## What to embed per bite (dev only; embedding retriever)")
-    say()
+    # Every Retriever below shares this folder: same items + model = same key = no re-encoding.
+    cache_dir = tempfile.mkdtemp(prefix="bench-retrieval-")
+
+    def make(recipe: str, weight: float) -> Retriever:
+        return Retriever(embedder, bite_items(catalog.bites.values(), recipe), lexical_weight=weight, index_dir=cache_dir)
+
     dev_on = [r for r in dev if r["bite_id"]]
+    dev_labels = [r["bite_id"] for r in dev_on]
+
+    # 1. What to embed per bite, and how much BM25 to mix in: dev only.
+    say(f"## What to embed per bite (dev only, n={len(dev_on)})")
+    say()
     recipe_rows = []
     for name in RECIPES:
-        retriever = Retriever(embedder, bite_items(catalog.bites.values(), name))
-        ranks = [[m.id for m in retriever.rank_all(r["text"])] for r in dev_on]
-        q = quality(ranks, [r["bite_id"] for r in dev_on])
-        recipe_rows.append([name + (" (shipped)" if name == DEFAULT_RECIPE else ""), retriever.index.ntotal,
-                            pct(q["top1"]), pct(q["top3"]), f"{q['mrr']:.3f}"])
-    for line in table(["recipe", "vectors", "top-1", "top-3", "MRR"], recipe_rows):
+        row = [name + (" (shipped)" if name == DEFAULT_RECIPE else "")]
+        for weight in (0.0, DEFAULT_LEXICAL_WEIGHT):
+            retriever = make(name, weight)
+            q = quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
+            row += [pct(q["top1"]), f"{q['mrr']:.3f}"]
+        recipe_rows.append([row[0], retriever.index.ntotal] + row[1:])
+    for line in table(["recipe", "vectors", "embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"], recipe_rows):
+        say(line)
+    say()
+    say(f"## BM25 weight in the hybrid (dev only, recipe `{DEFAULT_RECIPE}`)")
+    say()
+    weight_rows = []
+    for weight in (0.0, 0.1, 0.25, 0.5, 1.0):
+        retriever = make(DEFAULT_RECIPE, weight)
+        q = quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
+        weight_rows.append([weight, pct(q["top1"]), pct(q["top3"]), f"{q['mrr']:.3f}"])
+    for line in table(["BM25 weight", "top-1", "top-3", "MRR"], weight_rows):
         say(line)
     say()
 
-    # 2. Embedding vs BM25 vs hybrid, dev and test, with the shipped recipe.
+    # 2. Embedding vs BM25 vs hybrids, dev and test, with the shipped recipe.
     items = bite_items(catalog.bites.values(), DEFAULT_RECIPE)
-    retriever = Retriever(embedder, items)
+    retriever = make(DEFAULT_RECIPE, DEFAULT_LEXICAL_WEIGHT)
+    embedding_only = make(DEFAULT_RECIPE, 0.0)
     bm25 = BM25Ranker(items)
     say(f"## Retrievers side by side (recipe `{DEFAULT_RECIPE}`; on-topic rows)")
     say()
     rows, scores = [], {}
     for split_name, split in (("dev", dev), ("test", test)):
         on = [r for r in split if r["bite_id"]]
-        by_method = rankings_for(retriever, bm25, [r["text"] for r in on])
+        texts = [r["text"] for r in on]
+        emb = [[m.id for m in embedding_only.rank_all(t)] for t in texts]
+        lex = [[i for i, _ in bm25.rank(t)] for t in texts]
+        by_method = {
+            "embedding": emb,
+            "BM25": lex,
+            "hybrid, reciprocal-rank fusion": [[i for i, _ in reciprocal_rank_fusion([e, b])] for e, b in zip(emb, lex)],
+            f"hybrid, embedding + {DEFAULT_LEXICAL_WEIGHT} x BM25/max (shipped)": [[m.id for m in retriever.rank_all(t)] for t in texts],
+        }
         for method, ranks in by_method.items():
             q = quality(ranks, [r["bite_id"] for r in on])
             scores[(split_name, method)] = q
@@ -181,11 +205,11 @@ def main(argv: list[str] | None = None) -> int:
 
     # 3. Off-topic threshold: calibrated on dev, reported on both.
     def top_scores(split):
-        return [(retriever.search(r["text"], 1).best.score, r["bite_id"]) for r in split]
+        return [(retriever.search(r["text"], 1).similarity, r["bite_id"]) for r in split]
 
     dev_scores = top_scores(dev)
     threshold = calibrate([s for s, l in dev_scores if l], [s for s, l in dev_scores if l is None])
-    say(f"## Off-topic detection (threshold on the best cosine; calibrated on dev: {threshold}, shipped: {retriever.threshold})")
+    say(f"## Off-topic detection (threshold on the best pooled embedding score; calibrated on dev: {threshold}, shipped: {retriever.threshold})")
     say()
     off_rows = []
     for split_name, split_scores in (("dev", dev_scores), ("test", top_scores(test))):
@@ -224,8 +248,6 @@ def main(argv: list[str] | None = None) -> int:
     say()
 
     # 5. Index persistence: build vs load for the shipped catalog.
-    import tempfile
-
     with tempfile.TemporaryDirectory() as folder:
         t0 = time.perf_counter()
         Retriever(embedder, items, index_dir=folder)
@@ -250,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             say(line)
         say()
 
+    shutil.rmtree(cache_dir, ignore_errors=True)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text("\n".join(lines) + "\n")

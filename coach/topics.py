@@ -31,7 +31,7 @@ RECIPES: dict[str, BiteTexts] = {
     "multi+explainer": lambda b: [_card(b), b.prompt, *b.key_points, b.model_answer,
                                   *[p for p in b.explainer.split("\n\n") if p.strip()]],
 }
-DEFAULT_RECIPE = "multi"
+DEFAULT_RECIPE = "multi+explainer"
 
 
 def bite_items(bites: Iterable[Bite], recipe: str = DEFAULT_RECIPE) -> list[tuple[str, str]]:
