@@ -30,7 +30,7 @@ def register(tree: app_commands.CommandTree, adapter: DiscordAdapter, handlers: 
     @tree.command(name="explain", description="Explain a concept out loud and get it graded")
     @app_commands.describe(topic="The concept (optional: with none, just answer and I find the topic)")
     async def explain(interaction: discord.Interaction, topic: app_commands.Range[str, 1, 200] | None = None):
-        await adapter.on_command(interaction, "explain", lambda a: handlers.explain(a, topic))
+        await adapter.on_command(interaction, "explain", lambda a: handlers.explain(a, topic), instant=not topic)
 
     @tree.command(name="review", description="Go through your due review cards")
     async def review(interaction: discord.Interaction):

@@ -24,6 +24,10 @@ from bot.views import AnswerModal, message_kwargs, modal_trigger
 log = logging.getLogger("coach.bot.interactions")
 
 ACK_BUDGET_S = 0.25
+# With this many handlers already running the bot is saturated (usually the database):
+# acknowledge first, without waiting for the budget, so the ack never queues behind them.
+BUSY_IN_FLIGHT = 8
+MODAL_OPENERS = ("explain", "report")  # buttons answered with a modal, which cannot follow a defer
 SORRY = "Something went wrong on my side — your progress is safe. Please try again."
 
 
@@ -41,18 +45,22 @@ def actor_of(interaction: discord.Interaction) -> Actor:
 class DiscordAdapter:
     def __init__(self, handlers: Handlers):
         self.handlers = handlers
+        self.in_flight = 0
 
     # ----- entry points ------------------------------------------------------------------
     async def on_command(self, interaction: discord.Interaction, name: str,
-                         work: Callable[[Actor], Awaitable[Reply]], *, slow: bool = False) -> None:
-        await self._run(interaction, name, lambda: work(actor_of(interaction)), slow=slow, from_button=False)
+                         work: Callable[[Actor], Awaitable[Reply]], *, slow: bool = False,
+                         instant: bool = False) -> None:
+        await self._run(interaction, name, lambda: work(actor_of(interaction)), slow=slow, from_button=False,
+                        instant=instant)
 
     async def on_press(self, interaction: discord.Interaction, custom_id: str) -> None:
         decoded = custom_ids.decode(custom_id)
         name = f"button:{decoded.action if decoded else '?'}"
         actor = actor_of(interaction)
         await self._run(interaction, name, lambda: self.handlers.press(actor, custom_id),
-                        slow=self.handlers.is_slow(custom_id), from_button=True)
+                        slow=self.handlers.is_slow(custom_id), from_button=True,
+                        instant=decoded is not None and decoded.action in MODAL_OPENERS)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         data = interaction.data or {}
@@ -71,16 +79,21 @@ class DiscordAdapter:
 
     # ----- responding ---------------------------------------------------------------------
     async def _run(self, interaction, name: str, work: Callable[[], Awaitable[Reply]], *, slow: bool,
-                   from_button: bool) -> None:
+                   from_button: bool, instant: bool = False) -> None:
+        """`slow`: defer at once (grading). `instant`: the reply may be a modal, which can
+        only be a first response, so it is never deferred for being busy."""
         started = time.perf_counter()
         ack_ms = None
         outcome = "error"
+        budget = 0.0 if self.in_flight >= BUSY_IN_FLIGHT and not instant else ACK_BUDGET_S
+        self.in_flight += 1
         task = asyncio.ensure_future(self._safely(work))
         try:
             if not slow:
-                done, _ = await asyncio.wait({task}, timeout=ACK_BUDGET_S)
+                done, _ = await asyncio.wait({task}, timeout=budget) if budget else (set(), None)
             if slow or not done:
-                # Too slow for a direct answer: acknowledge now, follow up when done.
+                # Too slow for a direct answer: acknowledge now, follow up when done. A click
+                # is acknowledged silently so its reply can still update the clicked message.
                 edit = from_button and not slow
                 await self._defer(interaction, edit=edit)
                 ack_ms = (time.perf_counter() - started) * 1000
@@ -96,6 +109,7 @@ class DiscordAdapter:
         except discord.HTTPException as error:
             outcome = f"discord:{error.status}:{error.code}"
         finally:
+            self.in_flight -= 1
             if not task.done():
                 task.cancel()
             log.info("interaction", extra={

@@ -94,3 +94,20 @@ async def test_a_slow_handler_is_deferred_within_three_seconds(harness, fake):
     assert await record.acknowledged() == RESPONSE_DEFER
     assert record.first_response_latency < 2.0
     assert (await fake.reply(record, timeout=10))["content"] == "done slowly"
+
+
+async def test_a_burst_of_users_is_acknowledged_in_time_and_answered(harness, fake):
+    await harness.start()
+    guild = fake.add_guild()
+    users = [fake.add_user(f"u{i}") for i in range(30)]
+
+    async def one(user):
+        message = await fake.reply(await fake.slash(user, "quiz", guild=guild, options={"count": 5}))
+        after = await fake.reply(await fake.click(user, message, button(message, "B")["custom_id"]))
+        assert after["id"] == message["id"] and after["embeds"][0]["title"].startswith("1/5")
+        return after
+
+    await asyncio.gather(*(one(u) for u in users))
+    records = list(fake.interactions.values())
+    assert len(records) == 60 and not any(r.rejected for r in records)
+    assert max(r.first_response_latency for r in records) < 3.0
