@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from coach.config import load_settings
-from coach.grading.calibration import features, fit_score_thresholds, search
+from coach.grading.calibration import cross_validated_red_flag, features, fit_score_thresholds, search
 from coach.grading.embedding_judge import EmbeddingThresholds
 from coach.grading.eval import evaluate, grade_rows, load_eval_set
 from coach.grading.runtime import open_grader
@@ -94,8 +94,11 @@ async def run(args) -> tuple[dict[str, dict], dict | None]:
             if name == "embedding" and args.calibrate:
                 dev = load_eval_set("dev")
                 score, exact = fit_score_thresholds(dev)
-                found = search(features(grader.embedding_judge, catalog, dev), score)
-                calibration = {"score": score, "score_exact_on_hand_labels": exact, "search": found}
+                dev_features = features(grader.embedding_judge, catalog, dev)
+                calibration = {
+                    "score": score, "score_exact_on_hand_labels": exact, "search": search(dev_features, score),
+                    "red_flag_cv": cross_validated_red_flag(dev_features),
+                }
     return columns, calibration
 
 
@@ -125,7 +128,9 @@ def markdown(args, columns: dict[str, dict], calibration: dict | None, started: 
             f"`{calibration['score']}` reproduce {calibration['score_exact_on_hand_labels']:.3f} of the hand scores "
             f"from the hand key-point labels; embedding search -> `{found.embedding}` "
             f"(dev QWK {found.qwk:.3f}, exact {found.exact:.3f}, red-flag recall {found.red_flag_recall:.2f}, "
-            f"precision {found.red_flag_precision:.2f}).",
+            f"precision {found.red_flag_precision:.2f}). Leave-one-bite-out on dev (fit the red-flag "
+            f"thresholds on the other bites, decide on the held-out one): red-flag recall "
+            f"{calibration['red_flag_cv'][0]:.2f}, precision {calibration['red_flag_cv'][1]:.2f}.",
         ]
     return "\n".join(lines) + "\n"
 

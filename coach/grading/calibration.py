@@ -8,10 +8,12 @@
 
 Similarities are computed once per answer; every threshold combination is then
 scored from them with array arithmetic, so a full grid search takes seconds.
-Objective: the highest quadratic weighted kappa (to two decimals) among the settings
-whose red-flag recall and precision meet their floors; red-flag precision, then exact
-agreement, break ties. Without the precision floor the search buys tiny kappa gains
-with many false red flags (a "wrong" answer flagged scores 1 instead of 0).
+The red-flag thresholds are chosen for red-flag F1 (with a recall floor), not for kappa:
+chosen for kappa they bought tiny gains with many false red flags (a "wrong" answer
+flagged scores 1 instead of 0, close enough for kappa, but a false "that's the mistake
+interviewers listen for" is the worst feedback a correct answer can get). The coverage
+thresholds are then chosen for kappa. `cross_validated_red_flag` estimates how the
+red-flag fit carries over to unseen bites.
 """
 
 from __future__ import annotations
@@ -79,12 +81,13 @@ class _Features:
     zeroed: np.ndarray  # injection or keyword soup: score 0 whatever else
     gold: np.ndarray
     gold_flag: np.ndarray
+    bites: list[str]
 
 
 def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> _Features:
     rows = [r for r in rows if r["bite_id"] is not None]
     f = _Features([], [], [], [], np.zeros(len(rows), bool), np.array([r["score"] for r in rows]),
-                  np.array([r["red_flag"] for r in rows]))
+                  np.array([r["red_flag"] for r in rows]), [r["bite_id"] for r in rows])
     for i, row in enumerate(rows):
         bite = catalog.bites[row["bite_id"]]
         sims = judge.similarities(bite, row["answer"])
@@ -112,33 +115,55 @@ def _red_flags(f: _Features, level: float, margin: float) -> np.ndarray:
     ])
 
 
+def fit_red_flag(f: _Features, *, min_recall: float = 0.8, rows: np.ndarray | None = None) -> tuple[float, float]:
+    """(level, margin) with the best red-flag F1 among those meeting the recall floor (if any
+    does; else the best F1 overall). Ties go to the larger margin: fewer false alarms elsewhere."""
+    rows = np.arange(len(f.gold)) if rows is None else rows
+    gold = f.gold_flag[rows]
+    best_key, best = None, (float(RED_FLAG[0]), float(MARGIN[0]))
+    for lv, m in itertools.product(RED_FLAG, MARGIN):
+        flagged = _red_flags(f, lv, m)[rows]
+        tp = int((flagged & gold).sum())
+        recall, precision = tp / max(1, int(gold.sum())), tp / max(1, int(flagged.sum()))
+        f1 = 2 * recall * precision / (recall + precision) if tp else 0.0
+        key = (recall >= min_recall, round(f1, 4), m, -lv)
+        if best_key is None or key > best_key:
+            best_key, best = key, (float(lv), float(m))
+    return best
+
+
+def cross_validated_red_flag(f: _Features, *, min_recall: float = 0.8) -> tuple[float, float]:
+    """Leave-one-bite-out estimate of red-flag (recall, precision): fit on the other bites,
+    decide on the held-out one. A fairer forecast for unseen bites than the fit itself."""
+    decided = np.zeros(len(f.gold), bool)
+    for bite in sorted(set(f.bites)):
+        held = np.array([b == bite for b in f.bites])
+        lv, m = fit_red_flag(f, min_recall=min_recall, rows=np.flatnonzero(~held))
+        decided[held] = _red_flags(f, lv, m)[held]
+    tp = int((decided & f.gold_flag).sum())
+    return tp / max(1, int(f.gold_flag.sum())), tp / max(1, int(decided.sum()))
+
+
 def search(
-    f: _Features, score: ScoreThresholds, *, min_recall: float = 0.8, min_precision: float = 0.6,
-    base: EmbeddingThresholds = EmbeddingThresholds(),
+    f: _Features, score: ScoreThresholds, *, min_recall: float = 0.8, base: EmbeddingThresholds = EmbeddingThresholds(),
 ) -> Calibration:
-    flags = {(lv, m): _red_flags(f, lv, m) for lv, m in itertools.product(RED_FLAG, MARGIN)}
-    coverage = {(c, p): _coverage_scores(f, c, p, score) for c, p in itertools.product(COVERED, PARTIAL) if p < c}
+    """Red-flag thresholds by F1 (recall floor first), then coverage thresholds by QWK."""
+    level, margin = fit_red_flag(f, min_recall=min_recall)
+    flagged = _red_flags(f, level, margin)
+    tp = int((flagged & f.gold_flag).sum())
+    recall, precision = tp / max(1, int(f.gold_flag.sum())), tp / max(1, int(flagged.sum()))
     best_key, best = None, None
-    for (lv, m), flagged in flags.items():
-        tp = int((flagged & f.gold_flag).sum())
-        recall = tp / max(1, int(f.gold_flag.sum()))
-        if recall < min_recall:
+    for c, p in itertools.product(COVERED, PARTIAL):
+        if p >= c:
             continue
-        precision = tp / max(1, int(flagged.sum()))
-        if precision < min_precision:
-            continue
-        for (c, p), covered_scores in coverage.items():
-            pred = np.where(f.zeroed, 0, np.where(flagged, 1, covered_scores))
-            qwk = quadratic_weighted_kappa(list(f.gold), list(pred))
-            exact = float((pred == f.gold).mean())
-            # QWK to two decimals first: tiny kappa gains must not buy many false red flags.
-            key = (round(qwk, 2), round(precision, 4), round(exact, 4), round(qwk, 4))
-            if best_key is None or key > best_key:
-                best_key = key
-                best = Calibration(
-                    replace(base, covered=float(c), partial=float(p), red_flag=float(lv), red_flag_margin=float(m)),
-                    score, qwk, exact, recall, precision, len(f.gold),
-                )
-    if best is None:
-        raise ValueError(f"no threshold setting reaches red-flag recall {min_recall} and precision {min_precision}")
+        pred = np.where(f.zeroed, 0, np.where(flagged, 1, _coverage_scores(f, c, p, score)))
+        qwk = quadratic_weighted_kappa(list(f.gold), list(pred))
+        exact = float((pred == f.gold).mean())
+        key = (round(qwk, 4), round(exact, 4))
+        if best_key is None or key > best_key:
+            best_key = key
+            best = Calibration(
+                replace(base, covered=float(c), partial=float(p), red_flag=level, red_flag_margin=margin),
+                score, qwk, exact, recall, precision, len(f.gold),
+            )
     return best

@@ -23,8 +23,8 @@ class EmbeddingThresholds:
     red_flag: float = 0.675
     # The red flag must match a sentence better than any key point does by this much,
     # since a correct sentence on the same subject is also close to the red flag.
-    # Calibrated over 0..0.2 (negative margins flagged correct one-sentence answers).
-    red_flag_margin: float = 0.0
+    # Chosen for red-flag F1 on dev over 0..0.2 (negative margins flagged correct one-line answers).
+    red_flag_margin: float = 0.125
     injection: float = 0.65  # similarity to a known injection phrasing (not tuned: regexes carry it)
 
 
