@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coach.grading.detectors import keyword_soup, looks_like_injection
+from coach.grading.quotes import find_quote
 from coach.grading.models import KeyPointVerdict, Verdicts
 from content import Bite
 
@@ -102,10 +103,16 @@ class EmbeddingJudge:
         )
 
     def judge(self, bite: Bite, answer: str) -> Verdicts:
-        return decide(
+        verdicts = decide(
             bite, self.similarities(bite, answer), self.thresholds,
             injection_phrases=looks_like_injection(answer), soup=keyword_soup(answer),
         )
+        # Units are whitespace-normalised; the evidence shown must be the answer's own span.
+        points = [
+            kp.model_copy(update={"evidence": find_quote(kp.evidence, answer) or kp.evidence}) if kp.evidence else kp
+            for kp in verdicts.key_points
+        ]
+        return verdicts.model_copy(update={"key_points": points})
 
 
 @dataclass(frozen=True)

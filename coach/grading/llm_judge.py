@@ -3,7 +3,6 @@ checked against the answer; a verdict whose quote is not there counts as missing
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Literal
 
@@ -11,11 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from coach.grading.models import KeyPointVerdict, Verdicts
 from coach.grading.prompt import STATIC_PREFIX, bite_context, fenced_answer, new_fence
+from coach.grading.quotes import find_quote
 from content import Bite
 
 QUOTE_MAX_CHARS = 200
-_MIN_QUOTE_CHARS = 4  # shorter "quotes" (a word, a letter) prove nothing
-_EDGE_PUNCTUATION = " \t\n\"'`“”‘’«».,;:!?…-"
 
 
 class PointJudgement(BaseModel):
@@ -36,19 +34,6 @@ def verdict_schema(n_points: int) -> type[BaseModel]:
         red_flag_quote=(str, Field("", max_length=QUOTE_MAX_CHARS)),
         injection=(bool, ...),
     )
-
-
-def find_quote(quote: str | None, answer: str) -> str | None:
-    """The span of `answer` that `quote` reproduces (case and spacing aside), or None."""
-    if not quote:
-        return None
-    quote = quote.strip(_EDGE_PUNCTUATION).replace("...", " ").replace("…", " ")
-    tokens = quote.split()
-    if sum(ch.isalnum() for ch in quote) < _MIN_QUOTE_CHARS or not tokens:
-        return None
-    pattern = r"\s+".join(re.escape(t) for t in tokens)
-    match = re.search(pattern, answer, flags=re.IGNORECASE)
-    return match.group(0) if match else None
 
 
 def verify(raw: BaseModel, bite: Bite, answer: str) -> Verdicts:

@@ -4,7 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from coach.grading.llm_judge import LLMJudge, find_quote, verdict_schema, verify
+from coach.grading.llm_judge import LLMJudge, verdict_schema, verify
+from coach.grading.quotes import find_quote
 from coach.grading.prompt import STATIC_PREFIX
 
 ANSWER = "The KV cache keeps  the keys and values\nof earlier tokens, so each step is cheaper."
