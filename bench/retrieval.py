@@ -113,6 +113,21 @@ def synthetic(sizes: list[int], dim: int, queries: int, rng: np.random.Generator
     return rows
 
 
+START, END = "<!-- bench:retrieval:start -->", "<!-- bench:retrieval:end -->"
+
+
+def write_between_markers(path: Path, body: str) -> None:
+    """Replace the measured part of the file; hand-written text outside the markers stays."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = path.read_text() if path.exists() else ""
+    block = f"{START}\n{body}\n{END}"
+    if START in old and END in old:
+        new = old[: old.index(START)] + block + old[old.index(END) + len(END):]
+    else:
+        new = block + "\n" + old
+    path.write_text(new if new.endswith("\n") else new + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/bench/retrieval.md")
@@ -128,10 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     lines: list[str] = []
 
     def say(text: str = "") -> None:
-        print(text)
+        print(text, flush=True)
         lines.append(text)
 
-    say("# Retrieval benchmark")
+    say("## Retrieval: which bite is this answer about")
     say()
     say(f"Command: `.venv/bin/python -m bench.retrieval`  ")
     say(f"Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC  ")
@@ -152,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     dev_labels = [r["bite_id"] for r in dev_on]
 
     # 1. What to embed per bite, and how much BM25 to mix in: dev only.
-    say(f"## What to embed per bite (dev only, n={len(dev_on)})")
+    say(f"### What to embed per bite (dev only, n={len(dev_on)})")
     say()
     recipe_rows = []
     for name in RECIPES:
@@ -165,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in table(["recipe", "vectors", "embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"], recipe_rows):
         say(line)
     say()
-    say(f"## BM25 weight in the hybrid (dev only, recipe `{DEFAULT_RECIPE}`)")
+    say(f"### BM25 weight in the hybrid (dev only, recipe `{DEFAULT_RECIPE}`)")
     say()
     weight_rows = []
     for weight in (0.0, 0.1, 0.25, 0.5, 1.0):
@@ -181,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     retriever = make(DEFAULT_RECIPE, DEFAULT_LEXICAL_WEIGHT)
     embedding_only = make(DEFAULT_RECIPE, 0.0)
     bm25 = BM25Ranker(items)
-    say(f"## Retrievers side by side (recipe `{DEFAULT_RECIPE}`; on-topic rows)")
+    say(f"### Retrievers side by side (recipe `{DEFAULT_RECIPE}`; on-topic rows)")
     say()
     rows, scores = [], {}
     for split_name, split in (("dev", dev), ("test", test)):
@@ -209,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
 
     dev_scores = top_scores(dev)
     threshold = calibrate([s for s, l in dev_scores if l], [s for s, l in dev_scores if l is None])
-    say(f"## Off-topic detection (threshold on the best pooled embedding score; calibrated on dev: {threshold}, shipped: {retriever.threshold})")
+    say(f"### Off-topic detection (threshold on the best pooled embedding score; calibrated on dev: {threshold}, shipped: {retriever.threshold})")
     say()
     off_rows = []
     for split_name, split_scores in (("dev", dev_scores), ("test", top_scores(test))):
@@ -240,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     finder.find(long_text)
     long_ms = (time.perf_counter() - t0) * 1000
-    say("## Query latency (TopicFinder.find, k=3: embedding + FAISS search + pooling)")
+    say("### Query latency (TopicFinder.find, k=3: embedding + FAISS search + pooling)")
     say()
     say(f"{len(times)} queries (every labelled text, {args.latency_rounds} rounds): "
         f"p50 {np.percentile(times, 50):.1f} ms, p99 {np.percentile(times, 99):.1f} ms; "
@@ -255,14 +270,14 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         again = Retriever(embedder, items, index_dir=folder)
         load_ms = (time.perf_counter() - t0) * 1000
-    say(f"## Index build vs load (shipped catalog, {retriever.index.ntotal} vectors)")
+    say(f"### Index build vs load (shipped catalog, {retriever.index.ntotal} vectors)")
     say()
     say(f"First start (encode + build + save): {build_ms:.0f} ms; unchanged catalog (hash + load): {load_ms:.1f} ms"
         f" (built again: {again.built}).")
     say()
 
     if not args.skip_synthetic:
-        say("## FAISS flat vs HNSW on synthetic vectors (dim 384, 200 queries, k=10)")
+        say("### FAISS flat vs HNSW on synthetic vectors (dim 384, 200 queries, k=10)")
         say()
         say(f"HNSW: M={IndexSettings().hnsw_m}, efConstruction={IndexSettings().ef_construction}, "
             f"efSearch={IndexSettings().ef_search}. Recall@10 is against the exact (flat) result.")
@@ -274,8 +289,7 @@ def main(argv: list[str] | None = None) -> int:
 
     shutil.rmtree(cache_dir, ignore_errors=True)
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text("\n".join(lines) + "\n")
+        write_between_markers(Path(args.out), "\n".join(lines))
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
