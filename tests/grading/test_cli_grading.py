@@ -150,3 +150,21 @@ def test_compare_also_regrades_stored_attempts_whose_text_was_kept(env, capsys, 
     stored = [d for d in report["disagreements"] if d["split"].startswith("stored:")]
     assert len(stored) == 1 and stored[0]["bite_id"] == "streaming-inference" and stored[0]["candidate"] == 0
     assert stored[0]["answer"] == kept_answer[:160]
+
+
+def test_plain_text_rendering_shows_score_points_and_next_question():
+    from bot.cli_grading import _render_text
+    from coach.grading.models import Grade, KeyPointVerdict, OffTopic, Suggestion
+
+    grade = Grade(
+        bite_id="kv-cache", title="The KV cache", score=2, grader="embedding", truncated=True,
+        key_points=[KeyPointVerdict(point="Keys and values are stored.", status="covered", evidence="we store K and V"),
+                    KeyPointVerdict(point="Memory grows with context.", status="missing")],
+        red_flag=False, injection=False, feedback="What landed: ...", model_answer="So ...", follow_up="Why?",
+    )
+    text = _render_text(grade)
+    assert text.splitlines()[0] == "The KV cache (kv-cache): 2/4  [grader: embedding]"
+    assert "[x] Keys and values are stored." in text and "[ ] Memory grows with context." in text
+    assert "cut to the length limit" in text and text.endswith("Next question: Why?")
+    off = _render_text(OffTopic(suggestions=[Suggestion(bite_id="kv-cache", title="The KV cache", score=0.2)]))
+    assert "Which one did you mean?" in off and "The KV cache (kv-cache)" in off
