@@ -139,7 +139,10 @@ class FlappingProxy:
         return f"LLM connections cut and refused for {seconds:.0f} s"
 
     async def stop(self) -> None:
-        self._server.close()
+        if getattr(self, "_server", None) is not None:
+            self._server.close()
+        for writer in list(self.links):
+            writer.transport.abort()
 
 
 # ----- the run ------------------------------------------------------------------------------
@@ -227,39 +230,45 @@ class Soak:
         args = self.args
         self.llm = OwnedLLM(self.workdir, self.log, args.llm_threads) if args.start_llm else FlappingProxy(args.llm_url)
         self.log(f"starting the LLM side ({self.llm.mode})")
-        llm_url = await self.llm.start()
-        self.fake = await FakeDiscord().start()
-        self.faults_429: list = []
-        guilds = [self.fake.add_guild(f"Soak {i}") for i in range(args.guilds)]
-        self.env = bot_environment(self.fake, self.workdir, LLM_BASE_URL=llm_url, LLM_TIMEOUT_S=str(args.llm_timeout_s))
-        await self.start_bot()
-        self.log(f"bot connected after {self.bots[0].startup_s:.1f} s; users start")
-        catalog = default_catalog()
+        self.fake = None
+        try:
+            llm_url = await self.llm.start()
+            self.fake = await FakeDiscord().start()
+            self.faults_429: list = []
+            guilds = [self.fake.add_guild(f"Soak {i}") for i in range(args.guilds)]
+            self.env = bot_environment(self.fake, self.workdir, LLM_BASE_URL=llm_url, LLM_TIMEOUT_S=str(args.llm_timeout_s))
+            await self.start_bot()
+            self.log(f"bot connected after {self.bots[0].startup_s:.1f} s; users start")
+            catalog = default_catalog()
 
-        self.clock = Clock()
-        duration = args.minutes * 60
-        deadline = time.monotonic() + duration
-        users = [
-            SimUser(self.fake, guilds[i % len(guilds)], self.fake.add_user(f"user{i}"), catalog, self.ledger,
-                    random.Random(self.rng.random()), deadline=deadline, think_s=args.think_s,
-                    explain_share=args.explain_share)
-            for i in range(args.users)
-        ]
-        tasks = [asyncio.create_task(u.run()) for u in users]
-        chaos = asyncio.create_task(self.chaos(duration))
-        sampler = asyncio.create_task(self.sample_load(deadline))
-        lag = asyncio.create_task(self.sample_loop_lag(deadline))
-        await asyncio.wait(tasks, timeout=duration + args.drain_s)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, chaos, sampler, lag, return_exceptions=True)
-        elapsed = self.clock.t()
-        self.log("users done; stopping the bot and auditing")
-        rss_mb = bot_rss_mb(self.bots[-1])
-        await self.bots[-1].stop()
-        await self.llm.stop()
-        await self.fake.stop()
-        return self.summary(elapsed, rss_mb)
+            self.clock = Clock()
+            duration = args.minutes * 60
+            deadline = time.monotonic() + duration
+            users = [
+                SimUser(self.fake, guilds[i % len(guilds)], self.fake.add_user(f"user{i}"), catalog, self.ledger,
+                        random.Random(self.rng.random()), deadline=deadline, think_s=args.think_s,
+                        explain_share=args.explain_share)
+                for i in range(args.users)
+            ]
+            tasks = [asyncio.create_task(u.run()) for u in users]
+            chaos = asyncio.create_task(self.chaos(duration))
+            sampler = asyncio.create_task(self.sample_load(deadline))
+            lag = asyncio.create_task(self.sample_loop_lag(deadline))
+            await asyncio.wait(tasks, timeout=duration + args.drain_s)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, chaos, sampler, lag, return_exceptions=True)
+            elapsed = self.clock.t()
+            self.log("users done; stopping the bot and auditing")
+            rss_mb = bot_rss_mb(self.bots[-1])
+            await self.bots[-1].stop()
+            return self.summary(elapsed, rss_mb)
+        finally:  # never leave a bot or a vLLM behind, also on Ctrl-C or an error
+            for bot in self.bots:
+                await bot.stop()
+            await self.llm.stop()
+            if self.fake is not None:
+                await self.fake.stop()
 
     def summary(self, elapsed: float, rss_mb: float | None) -> dict:
         records = list(self.fake.interactions.values())
