@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     say(f"Command: `.venv/bin/python -m bench.retrieval`  ")
     say(f"Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC  ")
     say(f"Machine: {platform.machine()}, {os.cpu_count()} CPU cores, {platform.processor() or platform.platform()}, no GPU; "
-        f"Python {platform.python_version()}  ")
+        f"Python {platform.python_version()}; load average at start {os.getloadavg()[0]:.1f} "
+        f"(other jobs share the machine; latency rows are only as quiet as it was)  ")
     say(f"Catalog: {len(known)} bites. Labelled rows used: dev {len(dev)}, test {len(test)}"
         + (f" (dropped, bite not in catalog yet: dev {dev_dropped}, test {test_dropped})" if dev_dropped or test_dropped else "")
         + ".")
