@@ -31,11 +31,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "bench")]
 
 from soak_report import write_report  # noqa: E402
-from soak_users import Ledger, SimUser, audit, gradings_by_grader  # noqa: E402
 
 from content import default_catalog  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 from tests.reliability.botproc import BotProcess, bot_environment  # noqa: E402
+from tests.reliability.simulation import Ledger, SimUser, audit, gradings_by_grader  # noqa: E402
 
 RATE_LIMITED_ROUTES = [  # (name, path pattern, retry_after range in seconds, weight)
     ("interaction callback", r"/interactions/\d+/[^/]+/callback$", (0.05, 0.3), 3),

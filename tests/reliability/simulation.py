@@ -1,4 +1,6 @@
-"""The simulated users of the soak benchmark, and the database audit at its end.
+"""Simulated Discord users driving the real bot through the fake Discord, and the
+database audit against what they saw. Used by the random-kill test here and by the
+soak benchmark (bench/soak.py).
 
 A user behaves like a person in a Discord client: runs `/quiz`, clicks A-D and Next,
 sometimes stops early, runs `/explain` and types an answer into the modal. When the
@@ -22,7 +24,7 @@ from tests.fakediscord.records import (
 )
 
 LOADING = 1 << 7
-ACK_WAIT_S = 10.0  # longer than Discord's 3 s: an ack that late is counted, not lost
+ACK_WAIT_S = 10.0  # longer than Discord's 3 s: a late ack is seen as late, not as missing
 REPLY_WAIT_S = 240.0  # a deferred grading may queue behind many others on two cores
 MAX_ACTIONS_PER_USER = 400
 ANSWERED_TITLE = re.compile(r"^\d+/\d+ · ")
@@ -64,10 +66,11 @@ def embed_title(message: dict | None) -> str:
     return (message or {}).get("embeds", [{}])[0].get("title", "") if (message or {}).get("embeds") else ""
 
 
-async def resolve(fake, record, clicked: dict | None) -> Outcome | None:
+async def resolve(fake, record, clicked: dict | None, ack_wait_s: float = ACK_WAIT_S,
+                  reply_wait_s: float = REPLY_WAIT_S) -> Outcome | None:
     """Wait for the bot's answer to one interaction; None if it never acknowledged."""
     try:
-        kind = await record.wait(lambda r: r.response_type, ACK_WAIT_S)
+        kind = await record.wait(lambda r: r.response_type, ack_wait_s)
     except TimeoutError:
         return None
     if kind == RESPONSE_MODAL:
@@ -85,7 +88,7 @@ async def resolve(fake, record, clicked: dict | None) -> Outcome | None:
                 return r.followups[0]
             return message if message and message.get("edited_timestamp") != before else None
 
-        return Outcome(kind, message=await _wait(record, edited))
+        return Outcome(kind, message=await _wait(record, edited, reply_wait_s))
     if kind == RESPONSE_DEFER:
 
         def followed(r):
@@ -94,23 +97,26 @@ async def resolve(fake, record, clicked: dict | None) -> Outcome | None:
             message = fake.messages.get(r.original_message_id or 0)
             return message if message and not message["flags"] & LOADING else None
 
-        return Outcome(kind, message=await _wait(record, followed))
+        return Outcome(kind, message=await _wait(record, followed, reply_wait_s))
     return Outcome(kind)
 
 
-async def _wait(record, predicate):
+async def _wait(record, predicate, timeout: float):
     try:
-        return await record.wait(predicate, REPLY_WAIT_S)
+        return await record.wait(predicate, timeout)
     except TimeoutError:
         return None
 
 
 class SimUser:
     def __init__(self, fake, guild: dict, user: dict, catalog, ledger: Ledger, rng: random.Random, *,
-                 deadline: float, think_s: float, explain_share: float):
+                 deadline: float, think_s: float, explain_share: float, arrive_within_s: float = 30.0,
+                 ack_wait_s: float = ACK_WAIT_S, reply_wait_s: float = REPLY_WAIT_S,
+                 retry_pause_s: tuple[float, float] = (5.0, 10.0)):
         self.fake, self.guild, self.user, self.catalog = fake, guild, user, catalog
         self.ledger, self.rng, self.deadline = ledger, rng, deadline
-        self.think_s, self.explain_share = think_s, explain_share
+        self.think_s, self.explain_share, self.arrive_within_s = think_s, explain_share, arrive_within_s
+        self.ack_wait_s, self.reply_wait_s, self.retry_pause_s = ack_wait_s, reply_wait_s, retry_pause_s
         self.actions = 0
 
     def time_left(self) -> bool:
@@ -120,7 +126,7 @@ class SimUser:
         await asyncio.sleep(self.rng.uniform(0.3, 1.7) * self.think_s * scale)
 
     async def run(self) -> None:
-        await asyncio.sleep(self.rng.uniform(0, 30))  # users arrive over the first half minute
+        await asyncio.sleep(self.rng.uniform(0, self.arrive_within_s))  # users do not all arrive at once
         while self.time_left():
             try:
                 if self.rng.random() < self.explain_share:
@@ -134,7 +140,7 @@ class SimUser:
     async def _interact(self, name: str, push, clicked: dict | None = None) -> Outcome | None:
         self.actions += 1
         record = await push
-        outcome = await resolve(self.fake, record, clicked)
+        outcome = await resolve(self.fake, record, clicked, self.ack_wait_s, self.reply_wait_s)
         if outcome is None:
             self.ledger.unacknowledged.append((time.monotonic(), name, record.id))
             return None
@@ -180,7 +186,7 @@ class SimUser:
         self.ledger.uncertain_answers.add(key)  # until a reply says what happened
         outcome = await self.click(message, letter)
         if outcome is None:
-            await asyncio.sleep(self.rng.uniform(5, 10))  # "the bot is not answering": try /quiz again
+            await asyncio.sleep(self.rng.uniform(*self.retry_pause_s))  # "the bot is not answering": /quiz again
             resumed = await self.slash("quiz", {"count": 5})
             return resumed.message if resumed else None
         if outcome.message is not None and ANSWERED_TITLE.match(embed_title(outcome.message)):
@@ -227,7 +233,7 @@ class SimUser:
         self.actions += 1
         record = await self.fake.submit(self.user, custom_id, {"answer": text}, guild=self.guild)
         self.ledger.uncertain_submits.add(record.id)  # until the reply arrives
-        outcome = await resolve(self.fake, record, None)
+        outcome = await resolve(self.fake, record, None, self.ack_wait_s, self.reply_wait_s)
         if outcome is None:
             self.ledger.unacknowledged.append((time.monotonic(), "modal answer", record.id))
         if outcome is None or outcome.message is None:
