@@ -270,15 +270,16 @@ def audit(db_path, ledger: Ledger) -> list[tuple[str, bool, str]]:
                    f"{len(answered)} answers seen; {len(missing)} missing or duplicated"))
     unseen = set(answers) - answered
     stray = unseen - ledger.uncertain_answers
-    checks.append(("every stored answer was seen, or its reply was lost in a restart", not stray,
-                   f"{len(unseen)} stored with the reply lost; {len(stray)} unexplained"))
+    checks.append(("every stored answer was seen, or its reply never reached the user", not stray,
+                   f"{len(unseen)} stored whose reply never arrived (late or a restart); {len(stray)} unexplained"))
     keys = Counter((key or "").split(":")[0] for key, *_ in attempts)
     missing_attempts = [i for i in ledger.graded if keys[i] != 1]
     checks.append(("every grade a user saw is stored exactly once", not missing_attempts,
                    f"{len(ledger.graded)} grades seen; {len(missing_attempts)} missing or duplicated"))
-    stray_attempts = [k for k in keys if k not in ledger.graded and k not in ledger.uncertain_submits]
-    checks.append(("every stored grade was seen, or its reply was lost in a restart", not stray_attempts,
-                   f"{sum(1 for k in keys if k not in ledger.graded)} stored with the reply lost; "
+    unseen_attempts = [k for k in keys if k not in ledger.graded]
+    stray_attempts = [k for k in unseen_attempts if k not in ledger.uncertain_submits]
+    checks.append(("every stored grade was seen, or its reply never reached the user", not stray_attempts,
+                   f"{len(unseen_attempts)} stored whose reply never arrived (late or a restart); "
                    f"{len(stray_attempts)} unexplained"))
     by_key = {(key or "").split(":")[0]: grader for key, grader, *_ in attempts}
     mislabelled = [i for i, shown in ledger.graded.items() if by_key.get(i) not in (None, shown)]
