@@ -41,6 +41,7 @@ async def submit(fake, user, guild, answer: str) -> tuple[str, str]:
     return record.id, reply["embeds"][0]["footer"]["text"]
 
 
+@pytest.mark.timeout(420)  # the model load it waits for may take minutes on a busy machine
 async def test_explain_survives_every_llm_fault_and_the_breaker_recovers(fake, tmp_path, shared_data_dir, llm):
     bite = default_catalog().bites[BITE]
     answer = bite.model_answer
