@@ -20,7 +20,7 @@ class PointJudgement(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     status: Literal["covered", "partial", "missing", "wrong"]
-    quote: str = Field("", max_length=QUOTE_MAX_CHARS)
+    quote: str = Field(max_length=QUOTE_MAX_CHARS)  # required: strict schemas want every field listed
 
 
 @lru_cache(maxsize=8)
@@ -31,7 +31,7 @@ def verdict_schema(n_points: int) -> type[BaseModel]:
         __config__=ConfigDict(extra="forbid"),
         key_points=(list[PointJudgement], Field(min_length=n_points, max_length=n_points)),
         red_flag=(bool, ...),
-        red_flag_quote=(str, Field("", max_length=QUOTE_MAX_CHARS)),
+        red_flag_quote=(str, Field(max_length=QUOTE_MAX_CHARS)),
         injection=(bool, ...),
     )
 

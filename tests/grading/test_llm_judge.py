@@ -67,7 +67,8 @@ def test_schema_demands_one_verdict_per_key_point():
     schema = verdict_schema(4).model_json_schema()
     points = schema["properties"]["key_points"]
     assert points["minItems"] == 4 and points["maxItems"] == 4
-    assert set(schema["required"]) >= {"key_points", "red_flag", "injection"}
+    assert set(schema["required"]) == {"key_points", "red_flag", "red_flag_quote", "injection"}
+    assert schema["$defs"]["PointJudgement"]["required"] == ["status", "quote"]
     assert schema.get("additionalProperties") is False
 
 
