@@ -3,9 +3,11 @@ not a judge, so the test asserts the contract and the quote checks, not the scor
 
 import pytest
 
+from tests.fixtures.vllm import SETUP_TIMEOUT_S
 from tests.grading.conftest import make_grader, make_llm_client
 
-pytestmark = pytest.mark.vllm
+# On a bare machine the first vLLM test also installs and starts the server.
+pytestmark = [pytest.mark.vllm, pytest.mark.timeout(SETUP_TIMEOUT_S)]
 
 ANSWER = (
     "Readiness decides whether the pod gets traffic: if it fails, the pod leaves the load balancer but keeps "
