@@ -113,16 +113,19 @@ class Retriever:
             out[item_id] = float((0.5 * sims.max(axis=0) + 0.5 * sims.mean(axis=0)).max())
         return out
 
-    def _rank(self, text: str, queries: np.ndarray, candidates: set[str]) -> tuple[list[Match], float]:
+    def _lexical(self, text: str) -> list[tuple[str, float]]:
+        return self._bm25.rank(text) if self._bm25 is not None else []
+
+    def _rank(
+        self, queries: np.ndarray, candidates: set[str], lexical: list[tuple[str, float]]
+    ) -> tuple[list[Match], float]:
         similarity = self._similarity(queries, candidates)
         scores = dict(similarity)
-        if self._bm25 is not None:
-            lexical = self._bm25.rank(text)
-            top = lexical[0][1] if lexical else 0.0
-            if top > 0:
-                for item_id, value in lexical:
-                    if item_id in scores:
-                        scores[item_id] += self.lexical_weight * value / top
+        top = lexical[0][1] if lexical else 0.0
+        if top > 0:
+            for item_id, value in lexical:
+                if item_id in scores:
+                    scores[item_id] += self.lexical_weight * value / top
         ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
         return [Match(i, round(s, 4)) for i, s in ranked], max(similarity.values())
 
@@ -133,16 +136,15 @@ class Retriever:
         queries = self.embedder.encode_windows(text or "")
         if queries.shape[0] == 0:
             return EMPTY_RESULT
-        candidates = self._candidates(queries, k)
-        if self._bm25 is not None:
-            candidates |= {i for i, s in self._bm25.rank(text)[:k] if s > 0}
-        ranked, similarity = self._rank(text, queries, candidates)
+        lexical = self._lexical(text)
+        candidates = self._candidates(queries, k) | {i for i, s in lexical[:k] if s > 0}
+        ranked, similarity = self._rank(queries, candidates, lexical)
         return RetrievalResult(tuple(ranked[:k]), similarity >= self.threshold, round(similarity, 4))
 
     def rank_all(self, text: str) -> list[Match]:
         """Every id, best first (benchmarks use it)."""
         queries = self.embedder.encode_windows(text or "")
-        return self._rank(text, queries, set(self.ids))[0] if queries.shape[0] else []
+        return self._rank(queries, set(self.ids), self._lexical(text))[0] if queries.shape[0] else []
 
     def neighbours(self, item_id: str, k: int = 3) -> list[Match]:
         """Items closest to `item_id` by embedding (its mean row as the query), itself excluded."""

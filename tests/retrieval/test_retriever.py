@@ -112,3 +112,23 @@ class TestPersistence:
         other_model = CountingEmbedder(embedder, fingerprint="another-model")
         assert Retriever(other_model, ITEMS, index_dir=tmp_path).built
         assert other_model.encoded == len(ITEMS)
+
+
+def test_ranking_adds_the_weighted_bm25_term_and_on_topic_uses_the_embedding_alone(embedder):
+    text = "readiness probes and liveness probes"
+    plain = Retriever(embedder, ITEMS, lexical_weight=0.0).search(text)
+    hybrid = Retriever(embedder, ITEMS, lexical_weight=0.25).search(text)
+    assert plain.best.id == hybrid.best.id == "probes"
+    assert plain.best.score == pytest.approx(plain.similarity, abs=1e-3)
+    # "probes" also has the best BM25 score, so it gains the full weight.
+    assert hybrid.best.score == pytest.approx(hybrid.similarity + 0.25, abs=1e-3)
+    assert hybrid.similarity == plain.similarity
+
+
+def test_an_exact_rare_word_can_outrank_a_vaguer_neighbour(embedder):
+    items = [
+        ("gunicorn", "Serving a model from a Flask app under gunicorn: each worker holds its own copy."),
+        ("server", "A dedicated model server runs requests for many clients on one GPU."),
+    ]
+    text = "the gunicorn thing"
+    assert Retriever(embedder, items, lexical_weight=1.0).search(text).best.id == "gunicorn"
