@@ -79,21 +79,14 @@ class Handlers:
     async def _answer(self, actor: Actor, session: str, position: int, choice: int) -> Reply:
         if not session.isdigit():
             return notice("I can't find that quiz any more. Start a new one with `/quiz`.", outcome="not_found")
+        # Read the question before answering: afterwards the session has moved on, and the
+        # reply shows the answered question with its options next to the explanation.
+        before = await self.coach.get_session(int(session))
         result = await self.coach.answer(actor.user_id, int(session), position, choice)
         if not result.counted:
             return render.answer_refused(result)
-        state = await self.coach.get_session(int(session))
-        question = None
-        if state is not None:
-            # The state has moved on; rebuild the answered question for the explanation.
-            question = await self._question_at(state, position)
-        return render.answered(result, _with_question(state, question))
-
-    async def _question_at(self, state, position: int):
-        getter = getattr(self.coach, "question_at", None)
-        if getter is not None:
-            return await getter(state.session_id, position)
-        return state.question if state.question and state.question.position == position else None
+        question = before.question if before and before.question and before.question.position == position else None
+        return render.answered(result, _with_question(before, question))
 
     async def _next(self, actor: Actor, session: str, position: int) -> Reply:
         state = await self._owned_session(actor, session)

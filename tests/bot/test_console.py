@@ -46,6 +46,8 @@ def test_format_reply_lists_buttons_with_their_shortcuts():
     assert "**" not in text and "/quit" in text
 
 
+# Generous limits: each test starts a fresh process, slow on a machine busy with other work.
+@pytest.mark.timeout(600)
 def test_piped_session_on_a_fresh_var(tmp_path, env):
     script = "\n".join([
         "/quiz inference count:5", "a", "next", "b", "next", "stop",
@@ -55,7 +57,7 @@ def test_piped_session_on_a_fresh_var(tmp_path, env):
         "newest token, and the memory grows with sequence length and batch size.",
         "/stats", "/nonsense", "/quit", "/help",  # nothing after /quit runs
     ]) + "\n"
-    done = subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=240)
+    done = subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=500)
     out = done.stdout
     assert done.returncode == 0, done.stderr
     assert out.startswith("Interview Coach — console mode")
@@ -69,12 +71,13 @@ def test_piped_session_on_a_fresh_var(tmp_path, env):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.timeout(600)
 def test_end_of_input_exits_cleanly(tmp_path, env):
-    done = subprocess.run(COACH, input="/help\n", capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    done = subprocess.run(COACH, input="/help\n", capture_output=True, text=True, cwd=tmp_path, env=env, timeout=500)
     assert done.returncode == 0 and "/quit" in done.stdout
 
 
-def _read_until(fd, needle: str, timeout: float = 120) -> str:
+def _read_until(fd, needle: str, timeout: float = 300) -> str:
     seen = ""
     deadline = time.monotonic() + timeout
     while needle not in seen:
@@ -89,9 +92,13 @@ def _read_until(fd, needle: str, timeout: float = 120) -> str:
     return seen
 
 
+@pytest.mark.timeout(600)
 def test_interactive_terminal(tmp_path, env):
     master, slave = pty.openpty()
-    proc = subprocess.Popen(COACH, stdin=slave, stdout=slave, stderr=slave, cwd=tmp_path, env=env, close_fds=True)
+    # Its own session: never a background job of whatever terminal pytest runs under
+    # (which would stop it with SIGTTIN/SIGTTOU before it prints anything).
+    proc = subprocess.Popen(COACH, stdin=slave, stdout=slave, stderr=slave, cwd=tmp_path, env=env, close_fds=True,
+                            start_new_session=True)
     os.close(slave)
     try:
         _read_until(master, "> ")  # a prompt is shown on a terminal
