@@ -164,6 +164,7 @@ async def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     rows = []
+    load_before = os.getloadavg()[0]
     for users in args.users:
         row = await run(users, args.guilds, args.seed)
         print(row, flush=True)
@@ -179,8 +180,15 @@ async def main() -> None:
         "Each user: `/quiz count:5`, then answer + Next for every question (11 interactions), each sent after the "
         "previous one was acknowledged; arrivals spread over the first second. Latency = push of INTERACTION_CREATE "
         "on the gateway → the bot's first response at the fake's REST endpoint.",
+        f"Load average (1 min) on the machine: {load_before:.1f} before, {os.getloadavg()[0]:.1f} after "
+        "(other work shares the machine; compare runs at similar load).",
         "",
         table(rows),
+        "",
+        "ack = time to the first response; `deferred` counts interactions acknowledged with a defer "
+        "(answered later by an edit): the bot answers directly within 0.25 s, else defers, and defers at once "
+        "while 8 or more handlers are running. An interaction without an accepted first response within 3 s "
+        "shows in the gap between acknowledged and sent.",
         "",
     ])
     print(text)
