@@ -117,3 +117,12 @@ async def test_grade_and_record_stores_the_attempt_without_text_by_default(demo_
     row = rows[0]
     assert (row.user_id, row.guild_id, row.bite_id, row.score, row.grader) == (11, 22, "kv-cache", grade.score, "embedding")
     assert row.answer_text is None and row.latency_ms >= 0
+
+
+async def test_keyword_soup_scores_zero_with_advice(demo_grader):
+    grade = await demo_grader.grade(
+        "KV cache, keys, values, layers, causal attention, decode step, GPU memory, sequence length, batch", "kv-cache"
+    )
+    assert grade.keyword_soup is True and grade.score == 0
+    assert "list of terms" in grade.feedback
+    assert "keyword_soup" not in grade.to_json()  # not part of the contract
