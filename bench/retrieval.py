@@ -28,7 +28,7 @@ from coach.topics import DEFAULT_RECIPE, RECIPES, TopicFinder, bite_items
 from content import default_catalog
 from retrieval import Embedder, IndexSettings, Retriever, VectorIndex
 from retrieval.lexical import BM25Ranker, reciprocal_rank_fusion
-from retrieval.retriever import DEFAULT_LEXICAL_WEIGHT
+from retrieval.retriever import DEFAULT_LEXICAL_WEIGHT, DEFAULT_MAX_WEIGHT
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 
@@ -172,8 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     # Every Retriever below shares this folder: same items + model = same key = no re-encoding.
     cache_dir = tempfile.mkdtemp(prefix="bench-retrieval-")
 
-    def make(recipe: str, weight: float) -> Retriever:
-        return Retriever(embedder, bite_items(catalog.bites.values(), recipe), lexical_weight=weight, index_dir=cache_dir)
+    def make(recipe: str, weight: float, max_weight: float = DEFAULT_MAX_WEIGHT) -> Retriever:
+        return Retriever(embedder, bite_items(catalog.bites.values(), recipe), lexical_weight=weight,
+                         max_weight=max_weight, index_dir=cache_dir)
 
     dev_on = [r for r in dev if r["bite_id"]]
     dev_labels = [r["bite_id"] for r in dev_on]
@@ -190,6 +191,19 @@ def main(argv: list[str] | None = None) -> int:
             row += [pct(q["top1"]), f"{q['mrr']:.3f}"]
         recipe_rows.append([row[0], retriever.index.ntotal] + row[1:])
     for line in table(["recipe", "vectors", "embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"], recipe_rows):
+        say(line)
+    say()
+    say(f"### Pooling an item's rows (dev only, recipe `{DEFAULT_RECIPE}`): a x best row + (1 - a) x mean row")
+    say()
+    pool_rows = []
+    for max_weight in (1.0, 0.5, 0.0):
+        row = [max_weight]
+        for weight in (0.0, DEFAULT_LEXICAL_WEIGHT):
+            retriever = make(DEFAULT_RECIPE, weight, max_weight)
+            q = quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
+            row += [pct(q["top1"]), f"{q['mrr']:.3f}"]
+        pool_rows.append(row)
+    for line in table(["a", "embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"], pool_rows):
         say(line)
     say()
     say(f"### BM25 weight in the hybrid (dev only, recipe `{DEFAULT_RECIPE}`)")
@@ -303,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         say()
 
     shutil.rmtree(cache_dir, ignore_errors=True)
+    say(f"Load average at the end: {os.getloadavg()[0]:.1f} (1 min), {os.getloadavg()[1]:.1f} (5 min).")
     if args.out:
         write_between_markers(Path(args.out), "\n".join(lines))
         print(f"wrote {args.out}", file=sys.stderr)

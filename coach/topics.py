@@ -22,7 +22,8 @@ def _card(bite: Bite) -> str:
     return f"{bite.title}. {bite.summary}"
 
 
-# What to embed per bite. Several texts per bite are separate vectors, max-pooled.
+# What to embed per bite. Several texts per bite are separate vectors; the
+# retriever pools them (half best row, half mean row).
 RECIPES: dict[str, BiteTexts] = {
     "summary": lambda b: [_card(b)],
     "summary+points": lambda b: [f"{_card(b)} {' '.join(b.key_points)}"],
@@ -31,6 +32,7 @@ RECIPES: dict[str, BiteTexts] = {
     "multi+explainer": lambda b: [_card(b), b.prompt, *b.key_points, b.model_answer,
                                   *[p for p in b.explainer.split("\n\n") if p.strip()]],
 }
+# Best on dev with the BM25 term (97.9% top-1 vs 94.7% for the next recipe).
 DEFAULT_RECIPE = "multi+explainer"
 
 

@@ -33,6 +33,7 @@ from retrieval.text import normalize
 # Calibrated on tests/data/retrieval_dev.jsonl (docs/bench/retrieval.md).
 DEFAULT_THRESHOLD = 0.394
 DEFAULT_LEXICAL_WEIGHT = 0.25
+DEFAULT_MAX_WEIGHT = 0.5  # an item's score: this share of its best row, the rest its mean row
 INDEX_FORMAT = 1  # bump when the way vectors are made changes
 _MIN_CANDIDATE_ROWS = 64
 
@@ -67,12 +68,14 @@ class Retriever:
         *,
         threshold: float = DEFAULT_THRESHOLD,
         lexical_weight: float = DEFAULT_LEXICAL_WEIGHT,
+        max_weight: float = DEFAULT_MAX_WEIGHT,
         index_dir: str | Path | None = None,
         index_settings: IndexSettings = IndexSettings(),
     ):
         self.embedder = embedder
         self.threshold = threshold
         self.lexical_weight = lexical_weight
+        self.max_weight = max_weight
         self.items = [(str(i), normalize(t)) for i, t in items if normalize(t)]
         if not self.items:
             raise ValueError("no items with text to index")
@@ -106,11 +109,12 @@ class Retriever:
         return {self.index.labels[r] for r in rows.ravel() if r >= 0}
 
     def _similarity(self, queries: np.ndarray, candidates: Iterable[str]) -> dict[str, float]:
-        """Pooled embedding score of each candidate: best window of (max row + mean row) / 2."""
+        """Pooled embedding score of each candidate: best window of a blend of max row and mean row."""
         out = {}
+        a = self.max_weight
         for item_id in candidates:
             sims = self._vectors[self._rows[item_id]] @ queries.T  # rows x windows
-            out[item_id] = float((0.5 * sims.max(axis=0) + 0.5 * sims.mean(axis=0)).max())
+            out[item_id] = float((a * sims.max(axis=0) + (1 - a) * sims.mean(axis=0)).max())
         return out
 
     def _lexical(self, text: str) -> list[tuple[str, float]]:
