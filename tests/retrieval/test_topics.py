@@ -98,3 +98,19 @@ def test_labelled_sets_cover_every_shipped_bite():
         for line in (DATA / f"retrieval_{name}.jsonl").read_text().splitlines():
             labelled.add(json.loads(line)["bite_id"])
     assert set(default_catalog().bites) <= labelled
+
+
+@pytest.mark.parametrize(
+    ("text", "bite_id"),
+    [("kv cache", "kv-cache"), ("The KV cache", "kv-cache"), ("kv-cache-sizing", "kv-cache-sizing"),
+     ("dynamic batching", "dynamic-batching"), ("Prefill vs decode", "prefill-vs-decode")],
+)
+def test_a_bite_named_by_id_or_title_comes_first(shipped_finder, text, bite_id):
+    result = shipped_finder.find(text, k=3)
+    assert result.best.bite_id == bite_id and result.on_topic
+    assert len(result.results) == 3 and len({h.bite_id for h in result.results}) == 3
+
+
+def test_name_lookup_ignores_case_punctuation_and_articles(mini_finder):
+    assert mini_finder.find("key-value CACHE", k=2).best.bite_id == "cache"
+    assert mini_finder.find("readiness and liveness probes", k=1).best.bite_id == "probes"
