@@ -14,7 +14,9 @@ from bot.daily_poster import DailyPoster, Reminders, every
 from bot.discord_adapter import DiscordAdapter
 from bot.handlers import Handlers
 from bot.replies import Reply
+from bot.observability import start_http
 from bot.views import CoachButton, message_kwargs
+from coach.readiness import Readiness
 
 log = logging.getLogger("coach.bot.discord")
 
@@ -113,10 +115,39 @@ async def run_discord(settings) -> int:
     point_at(settings.discord_api_base, settings.discord_gateway_url)
     services = await build_services(settings)
     bot = CoachBot(services, dev_guild_id=settings.discord_dev_guild_id)
+    side_door = await start_http(readiness_for(bot, services), settings.metrics_host, settings.metrics_port)
     try:
         await bot.start(settings.discord_token.get_secret_value())
     finally:
         if not bot.is_closed():
             await bot.close()
+        if side_door is not None:
+            await side_door.cleanup()
         await services.close()
     return 0
+
+
+def readiness_for(bot: CoachBot, services) -> Readiness:
+    """/healthz: ready when the database answers and the gateway session is up; the LLM
+    and the models are reported but not required (the embedding grader covers the LLM)."""
+    from sqlalchemy import text
+
+    async def database() -> bool:
+        await services.store.read(lambda db: db.execute(text("SELECT 1")))
+        return True
+
+    async def gateway() -> bool:
+        return bot.is_ready() and not bot.is_closed()
+
+    async def models() -> bool:
+        return services._grader is not None
+
+    async def llm() -> bool:
+        return services.llm is not None and await services.llm.ensure_ready()
+
+    readiness = Readiness()
+    readiness.register("database", database)
+    readiness.register("discord", gateway)
+    readiness.register("models", models, critical=False)
+    readiness.register("llm", llm, critical=False)
+    return readiness

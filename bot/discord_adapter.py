@@ -15,6 +15,7 @@ import time
 from typing import Awaitable, Callable
 
 import discord
+from prometheus_client import Counter, Histogram
 
 from bot import custom_ids
 from bot.handlers import Actor, Handlers
@@ -22,6 +23,10 @@ from bot.replies import Reply, notice
 from bot.views import AnswerModal, message_kwargs, modal_trigger
 
 log = logging.getLogger("coach.bot.interactions")
+
+INTERACTIONS = Counter("coach_interactions_total", "Interactions handled", ["kind", "outcome"])
+ACK_SECONDS = Histogram("coach_interaction_ack_seconds", "Time to the first response",
+                        buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0))
 
 ACK_BUDGET_S = 0.25
 # With this many handlers already running the bot is saturated (usually the database):
@@ -112,6 +117,9 @@ class DiscordAdapter:
             self.in_flight -= 1
             if not task.done():
                 task.cancel()
+            INTERACTIONS.labels(name.split(":")[0], outcome.split(":")[0]).inc()
+            if ack_ms is not None:
+                ACK_SECONDS.observe(ack_ms / 1000)
             log.info("interaction", extra={
                 "interaction": name, "user": interaction.user.id, "guild": interaction.guild_id or 0,
                 "outcome": outcome, "ack_ms": round(ack_ms, 1) if ack_ms is not None else None,
