@@ -132,3 +132,15 @@ def test_an_exact_rare_word_can_outrank_a_vaguer_neighbour(embedder):
     ]
     text = "the gunicorn thing"
     assert Retriever(embedder, items, lexical_weight=1.0).search(text).best.id == "gunicorn"
+
+
+def test_the_approximate_index_gives_the_same_answers_here(embedder, tmp_path):
+    from retrieval import IndexSettings
+
+    hnsw = Retriever(embedder, ITEMS, index_dir=tmp_path, index_settings=IndexSettings(exact_max=0))
+    flat = Retriever(embedder, ITEMS)
+    assert hnsw.index.kind == "hnsw" and flat.index.kind == "flat"
+    for text in ("liveness restarts the pod", "keys and values of past tokens", "join the batch every step"):
+        assert hnsw.search(text, k=2) == flat.search(text, k=2)
+    # Reloaded from disk as HNSW too.
+    assert Retriever(embedder, ITEMS, index_dir=tmp_path, index_settings=IndexSettings(exact_max=0)).index.kind == "hnsw"
