@@ -92,7 +92,7 @@ async def test_a_slow_handler_is_deferred_within_three_seconds(harness, fake):
     guild, user = fake.add_guild(), fake.add_user("user")
     record = await fake.slash(user, "slowpoke", guild=guild)
     assert await record.acknowledged() == RESPONSE_DEFER
-    assert record.first_response_latency < 2.0
+    assert record.first_response_latency < 3.0
     assert (await fake.reply(record, timeout=10))["content"] == "done slowly"
 
 
