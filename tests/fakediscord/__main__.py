@@ -42,7 +42,6 @@ def control_routes(fake: FakeDiscord, guilds: list[dict]) -> list[web.RouteDef]:
 
     async def interaction(request: web.Request) -> web.Response:
         record = fake.interactions[request.match_info["id"]]
-        await asyncio.sleep(0)
         return _json({"callbacks": [{"type": t, "data": d} for _, t, d in record.callbacks],
                       "latency": record.first_response_latency, "followups": record.followups,
                       "original": fake.messages.get(record.original_message_id or 0), "rejected": record.rejected})
@@ -56,7 +55,8 @@ def control_routes(fake: FakeDiscord, guilds: list[dict]) -> list[web.RouteDef]:
             web.get("/_fake/interactions/{id}", interaction), web.get("/_fake/stats", stats)]
 
 
-async def main(port: int, guild_count: int) -> None:
+async def serve(port: int = 0, guild_count: int = 1) -> tuple[FakeDiscord, list[dict]]:
+    """Start a fake with `guild_count` servers and the control API."""
     fake = FakeDiscord()
     guilds = [fake.add_guild(f"Server {i}") for i in range(guild_count)]
     original_routes = fake._routes
@@ -67,6 +67,11 @@ async def main(port: int, guild_count: int) -> None:
 
     fake._routes = routes_with_control
     await fake.start(port)
+    return fake, guilds
+
+
+async def main(port: int, guild_count: int) -> None:
+    fake, guilds = await serve(port, guild_count)
     print(json.dumps({"DISCORD_TOKEN": fake.token, "DISCORD_API_BASE": fake.api_base,
                       "DISCORD_GATEWAY_URL": fake.gateway_url, "guilds": [g["id"] for g in guilds]}), flush=True)
     await asyncio.Event().wait()

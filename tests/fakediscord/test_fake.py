@@ -100,3 +100,25 @@ async def test_injected_faults_and_forbidden_channels(world):
 def test_snowflakes_are_unique_and_ordered():
     ids = [payloads.snowflake() for _ in range(1000)]
     assert ids == sorted(ids) and len(set(ids)) == 1000
+
+
+async def test_control_api_of_the_standalone_fake():
+    from tests.fakediscord.__main__ import serve
+
+    fake, guilds = await serve(guild_count=2)
+    fake.global_commands = [{"id": "1", "name": "ping", "type": 1, "options": []}]
+    try:
+        async with aiohttp.ClientSession() as http:
+            status, _, pushed = await call(http, "POST", f"{fake.base_url}/_fake/slash",
+                                           {"user": "alice", "guild": 1, "name": "ping"})
+            assert status == 200
+            record = fake.interactions[pushed["id"]]
+            assert record.payload["guild_id"] == guilds[1]["id"]
+            url = f"{fake.api_base}/interactions/{record.id}/{record.token}/callback"
+            await call(http, "POST", url, {"type": 4, "data": {"content": "pong"}})
+            _, _, seen = await call(http, "GET", f"{fake.base_url}/_fake/interactions/{pushed['id']}")
+            assert seen["callbacks"][0]["type"] == 4 and seen["original"]["content"] == "pong"
+            _, _, stats = await call(http, "GET", f"{fake.base_url}/_fake/stats")
+            assert stats["interactions"] == stats["acknowledged"] == 1
+    finally:
+        await fake.stop()
