@@ -37,6 +37,10 @@ class Embedder:
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        # The "Loading weights" bar would land in every CLI run's stderr.
+        transformers_logging.disable_progress_bar()
 
         self.model_path = Path(model_path) if model_path else default_model_path()
         if not (self.model_path / "modules.json").exists():
