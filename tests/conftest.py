@@ -5,3 +5,6 @@ import os
 # Nothing may download weights at run time.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# One definition each: the SQLite/PostgreSQL store fixtures and the session's one vLLM server.
+pytest_plugins = ["tests.fixtures.db", "tests.fixtures.vllm"]

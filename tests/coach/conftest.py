@@ -1,5 +1,5 @@
-"""Engine test fixtures. The database fixtures come from tests.fixtures.db (the
-root conftest will list it in pytest_plugins; imported here until then)."""
+"""Engine test fixtures. The database fixtures come from tests.fixtures.db, which the
+root conftest registers as a plugin."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest_asyncio
 from coach.config import load_settings
 from coach.engine import Coach
 from tests.coach.helpers import Clock, make_catalog
-from tests.fixtures.db import _drop_pg_template, database_url, empty_database_url, store  # noqa: F401
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,6 @@ from coach.topics import TopicFinder
 from content import default_catalog, load_catalog
 from retrieval import Embedder, split_sentences
 from serving.client import LLMClient
-from tests.fixtures.vllm import vllm_server  # noqa: F401 - the session's one real vLLM
 from tests.serving.fake_llm import FakeLLMServer
 
 TRACKS = Path(__file__).parent / "tracks"

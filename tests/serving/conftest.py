@@ -4,7 +4,6 @@ import pydantic
 import pytest
 
 from serving.client import LLMClient
-from tests.fixtures.vllm import *  # noqa: F403 - until the root conftest registers the plugin
 from tests.serving.fake_llm import FakeLLMServer
 
 
