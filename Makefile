@@ -31,12 +31,14 @@ test: setup tools
 llm: setup
 	$(BIN)/coach llm serve
 
+# Benchmarks (never part of `make test`). The LLM ones need the local server: run `make llm` first.
+LLM_URL ?= http://127.0.0.1:8000/v1
 bench: setup
-	$(BIN)/python bench/retrieval.py
-	$(BIN)/python bench/grading.py
-	$(BIN)/python bench/serving.py
-	$(BIN)/python bench/bot_load.py
-	$(BIN)/python bench/collect.py
+	$(BIN)/python -m bench.retrieval
+	$(BIN)/python -m bench.grading --base-url $(LLM_URL) --llm-sample 30 --max-tokens 320
+	$(BIN)/python -m bench.serving --base-url $(LLM_URL)
+	$(BIN)/python -m bench.bot_load --out docs/bench/bot_load.md
+	$(BIN)/python -m bench.collect
 
 clean:
 	rm -rf $(VENV) .venv-vllm var

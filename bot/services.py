@@ -94,17 +94,9 @@ def _load_grader(settings: Settings, catalog: Catalog, topics, llm):
 def build_llm(settings: Settings):
     if not settings.llm_enabled:
         return None
-    from serving.client import LLMClient
+    from coach.grading.runtime import llm_client
 
-    return LLMClient(
-        settings.llm_base_url,
-        settings.llm_model,
-        timeout_s=settings.llm_timeout_s,
-        max_concurrency=settings.llm_max_concurrency,
-        max_retries=settings.llm_max_retries,
-        breaker_failures=settings.llm_breaker_failures,
-        breaker_cooldown_s=settings.llm_breaker_cooldown_s,
-    )
+    return llm_client(settings, settings.llm_base_url)
 
 
 async def build_services(

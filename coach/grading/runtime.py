@@ -12,6 +12,7 @@ _FROM_SETTINGS = "settings"
 
 
 def llm_client(settings, base_url: str):
+    """The one way to build the LLM client from the settings (bot, CLI, bench)."""
     from serving.client import LLMClient
 
     return LLMClient(
