@@ -18,6 +18,7 @@ from bot.services import build_services
 from coach.config import load_settings
 from content import load_catalog
 from tests.fakediscord import FakeDiscord, point_discord_at
+from tests.fakediscord.components import button, buttons  # noqa: F401 - re-exported to the tests
 
 TRACKS = Path(__file__).parent / "tracks"
 
@@ -97,16 +98,6 @@ async def harness(fake, settings, catalog, topics):
     h = Harness(fake, settings, catalog, topics)
     yield h
     await h.stop_all()
-
-
-def buttons(message: dict) -> list[dict]:
-    return [c for row in message.get("components", []) for c in row.get("components", [])]
-
-
-def button(message: dict, label: str) -> dict:
-    found = [b for b in buttons(message) if b.get("label") == label]
-    assert found, f"no button {label!r} in {[b.get('label') for b in buttons(message)]}"
-    return found[0]
 
 
 # A command's first response may be direct or a "thinking" defer; a click's an update

@@ -13,16 +13,11 @@ from coach.grading.llm_judge import LLMJudge
 from coach.grading.pipeline import Grader
 from coach.topics import TopicFinder
 from content import default_catalog, load_catalog
-from retrieval import Embedder, split_sentences
+from retrieval import split_sentences
 from serving.client import LLMClient
 from tests.serving.fake_llm import FakeLLMServer
 
 TRACKS = Path(__file__).parent / "tracks"
-
-
-@pytest.fixture(scope="session")
-def embedder() -> Embedder:
-    return Embedder()
 
 
 @pytest.fixture(scope="session")

@@ -6,20 +6,11 @@ import asyncio
 import copy
 import re
 import time
+from tests.fakediscord.components import button, buttons  # noqa: F401 - re-exported to the tests
 
 FIRST_RESPONSE_DEADLINE_S = 3.0
 ANSWERED_TITLE = re.compile(r"^\d+/\d+ · ")  # the embed after a question is answered
 XP_CORRECT, XP_FINISH = 10, 20  # coach.scoring's amounts, restated so a silent change is caught
-
-
-def buttons(message: dict) -> list[dict]:
-    return [c for row in message.get("components", []) for c in row.get("components", [])]
-
-
-def button(message: dict, label: str) -> dict:
-    found = [b for b in buttons(message) if b.get("label") == label]
-    assert found, f"no button {label!r} in {[b.get('label') for b in buttons(message)]}"
-    return found[0]
 
 
 def title(message: dict) -> str:

@@ -1,4 +1,4 @@
-"""One real Embedder per test session (the model loads in a few seconds), and
+"""The session's one real Embedder comes from the root conftest; here: small catalogs, and
 finders over the small fixture catalog and over the shipped track."""
 
 from __future__ import annotations
@@ -13,11 +13,6 @@ from content import default_catalog, load_catalog
 from retrieval import Embedder
 
 FIXTURE_CATALOG = Path(__file__).parent / "fixtures" / "catalog"
-
-
-@pytest.fixture(scope="session")
-def embedder() -> Embedder:
-    return Embedder()
 
 
 @pytest.fixture(scope="session")
