@@ -77,19 +77,27 @@ def test_end_of_input_exits_cleanly(tmp_path, env):
     assert done.returncode == 0 and "/quit" in done.stdout
 
 
-def _read_until(fd, needle: str, timeout: float = 300) -> str:
-    seen = ""
-    deadline = time.monotonic() + timeout
-    while needle not in seen:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never saw {needle!r}; got:\n{seen[-2000:]}")
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if ready:
-            try:
-                seen += os.read(fd, 65536).decode(errors="replace")
-            except OSError:
-                break
-    return seen
+class Screen:
+    """What the child printed on the terminal, consumed up to each expected text, so
+    output that arrives together with an earlier expectation is not waited for again."""
+
+    def __init__(self, fd: int):
+        self.fd, self.pending = fd, ""
+
+    def expect(self, needle: str, timeout: float = 120) -> str:
+        deadline = time.monotonic() + timeout
+        while needle not in self.pending:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never saw {needle!r}; got:\n{self.pending[-2000:]}")
+            ready, _, _ = select.select([self.fd], [], [], 0.5)
+            if ready:
+                try:
+                    self.pending += os.read(self.fd, 65536).decode(errors="replace")
+                except OSError:
+                    break
+        cut = self.pending.index(needle) + len(needle)
+        seen, self.pending = self.pending[:cut], self.pending[cut:]
+        return seen
 
 
 @pytest.mark.timeout(600)
@@ -101,14 +109,15 @@ def test_interactive_terminal(tmp_path, env):
                             start_new_session=True)
     os.close(slave)
     try:
-        _read_until(master, "> ")  # a prompt is shown on a terminal
+        screen = Screen(master)
+        screen.expect("> ")  # a prompt is shown on a terminal
         os.write(master, b"/quiz inference count:5\n")
-        screen = _read_until(master, "Quiz · 1/5")
-        assert "[1] A (a)" in _read_until(master, "> ") or "[1] A (a)" in screen
+        screen.expect("Quiz · 1/5")
+        assert "[1] A (a)" in screen.expect("> ")
         os.write(master, b"c\n")
-        _read_until(master, "Next")
+        screen.expect("Next")
         os.write(master, b"/quit\n")
-        _read_until(master, "Bye")
+        screen.expect("Bye")
         assert proc.wait(timeout=30) == 0
     finally:
         if proc.poll() is None:
