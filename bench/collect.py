@@ -19,8 +19,11 @@ Claims of progress are `test`-split numbers; thresholds were calibrated on `dev`
 
 
 def demote(markdown: str) -> str:
-    """Each section's headings go one level down under this file's title."""
-    return "\n".join("#" + line if line.startswith("#") else line for line in markdown.splitlines())
+    """Shift a section's headings so its top heading sits at level 2 under this file's title."""
+    lines = markdown.splitlines()
+    levels = [len(line) - len(line.lstrip("#")) for line in lines if line.startswith("#")]
+    shift = 2 - min(levels) if levels else 0
+    return "\n".join("#" * shift + line if line.startswith("#") and shift > 0 else line for line in lines)
 
 
 def main() -> None:
