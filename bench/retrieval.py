@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     say(f"### BM25 weight in the hybrid (dev only, recipe `{DEFAULT_RECIPE}`)")
     say()
     weight_rows = []
-    for weight in (0.0, 0.1, 0.25, 0.5, 1.0):
+    for weight in (0.0, 0.1, 0.25, 0.35, 0.5, 0.75, 1.0):
         retriever = make(DEFAULT_RECIPE, weight)
         q = quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
         weight_rows.append([weight, pct(q["top1"]), pct(q["top3"]), f"{q['mrr']:.3f}"])

@@ -23,6 +23,11 @@ def _card(bite: Bite) -> str:
     return f"{bite.title}. {bite.summary}"
 
 
+def _multi_explainer(bite: Bite) -> list[str]:
+    paragraphs = [p for p in bite.explainer.split("\n\n") if p.strip()]
+    return [_card(bite), bite.prompt, *bite.key_points, bite.model_answer, *paragraphs]
+
+
 # What to embed per bite. Several texts per bite are separate vectors; the
 # retriever pools them (half best row, half mean row).
 RECIPES: dict[str, BiteTexts] = {
@@ -30,11 +35,12 @@ RECIPES: dict[str, BiteTexts] = {
     "summary+points": lambda b: [f"{_card(b)} {' '.join(b.key_points)}"],
     "all-in-one": lambda b: [f"{_card(b)} {b.prompt} {' '.join(b.key_points)} {b.model_answer}"],
     "multi": lambda b: [_card(b), b.prompt, *b.key_points, b.model_answer],
-    "multi+explainer": lambda b: [_card(b), b.prompt, *b.key_points, b.model_answer,
-                                  *[p for p in b.explainer.split("\n\n") if p.strip()]],
+    "multi+explainer": lambda b: [*_multi_explainer(b)],
+    "multi+explainer+phrasings": lambda b: [*_multi_explainer(b), *b.phrasings],
+    "multi+explainer+phrasings+flags": lambda b: [*_multi_explainer(b), *b.phrasings, *b.red_flag_phrasings],
 }
 # Best on dev with the BM25 term (97.9% top-1 vs 94.7% for the next recipe).
-DEFAULT_RECIPE = "multi+explainer"
+DEFAULT_RECIPE = "multi+explainer+phrasings+flags"
 
 
 _NAME_WORD = re.compile(r"[a-z0-9]+")

@@ -35,15 +35,21 @@ class Bite(_Frozen):
     tests: str = Field(min_length=10)
     key_points: tuple[str, ...] = Field(min_length=3, max_length=5)
     red_flag: str = Field(min_length=10)
+    # The red flag as candidates actually say it, one mistaken claim per line: the
+    # embedding grader matches answer sentences against these.
+    red_flag_phrasings: tuple[str, ...] = ()
     model_answer: str = Field(min_length=50)
+    # How candidates talk about this topic out loud (words, slang, speech-to-text
+    # spellings): extra texts retrieval indexes for the bite.
+    phrasings: tuple[str, ...] = ()
     related: tuple[str, ...] = ()
 
-    @field_validator("key_points")
+    @field_validator("key_points", "red_flag_phrasings", "phrasings")
     @classmethod
-    def _points_not_blank(cls, points: tuple[str, ...]) -> tuple[str, ...]:
-        if any(not re.search(r"\w", p) for p in points):
-            raise ValueError("a key point is empty")
-        return points
+    def _lines_not_blank(cls, lines: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not re.search(r"\w", line) for line in lines):
+            raise ValueError("an entry is empty")
+        return lines
 
 
 class Track(_Frozen):

@@ -1,6 +1,7 @@
 """Find which item a free-form text is about.
 
-1. Embed the text (one vector per overlapping window when it is long).
+1. Undo speech-to-text habits (fillers, spelled-out acronyms), then embed the
+   text (one vector per overlapping window when it is long).
 2. FAISS proposes candidate items: those owning the nearest rows.
 3. Each candidate is scored exactly over all its rows: half its best row, half
    its mean row (an item has several texts; one lucky row should not win
@@ -28,11 +29,11 @@ import numpy as np
 from retrieval.embedder import Embedder
 from retrieval.index import IndexSettings, VectorIndex
 from retrieval.lexical import BM25Ranker
-from retrieval.text import normalize
+from retrieval.text import normalize, spoken_to_written
 
 # Calibrated on tests/data/retrieval_dev.jsonl (docs/bench/retrieval.md).
 DEFAULT_THRESHOLD = 0.394
-DEFAULT_LEXICAL_WEIGHT = 0.25
+DEFAULT_LEXICAL_WEIGHT = 0.35
 DEFAULT_MAX_WEIGHT = 0.5  # an item's score: this share of its best row, the rest its mean row
 INDEX_FORMAT = 1  # bump when the way vectors are made changes
 _MIN_CANDIDATE_ROWS = 64
@@ -137,7 +138,8 @@ class Retriever:
         """The k best items for `text`; empty text gives no matches and on_topic False."""
         if k < 1:
             raise ValueError("k must be at least 1")
-        queries = self.embedder.encode_windows(text or "")
+        text = spoken_to_written(text)
+        queries = self.embedder.encode_windows(text)
         if queries.shape[0] == 0:
             return EMPTY_RESULT
         lexical = self._lexical(text)
@@ -147,7 +149,8 @@ class Retriever:
 
     def rank_all(self, text: str) -> list[Match]:
         """Every id, best first (benchmarks use it)."""
-        queries = self.embedder.encode_windows(text or "")
+        text = spoken_to_written(text)
+        queries = self.embedder.encode_windows(text)
         return self._rank(queries, set(self.ids), self._lexical(text))[0] if queries.shape[0] else []
 
     def neighbours(self, item_id: str, k: int = 3) -> list[Match]:

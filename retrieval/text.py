@@ -18,6 +18,32 @@ def normalize(text: str) -> str:
     return _SPACE.sub(" ", text or "").strip()
 
 
+_FILLERS = re.compile(r"\b(?:u+m+|u+h+|e+r+m+|h+m+|a+h+)\b[,.]?\s*", re.IGNORECASE)
+# Letter names that are not also everyday words ("you", "see", "why" are left alone).
+_LETTER_NAMES = {
+    "ay": "a", "bee": "b", "cee": "c", "dee": "d", "eff": "f", "gee": "g", "aitch": "h", "jay": "j",
+    "kay": "k", "el": "l", "ell": "l", "em": "m", "en": "n", "pee": "p", "ar": "r", "ess": "s",
+    "tee": "t", "vee": "v", "ex": "x", "zee": "z", "zed": "z",
+}
+_SPELLED = re.compile(
+    r"\b(?:(?:%s)\b[\s-]*){2,}" % "|".join(sorted(_LETTER_NAMES, key=len, reverse=True)), re.IGNORECASE
+)
+# Single letters spoken one by one: "v l l m", "g p u" (not "a" or "i" alone).
+_LETTERS = re.compile(r"\b[b-hj-z](?:[\s.-]+[a-z]\b){1,5}", re.IGNORECASE)
+
+
+def _join_letters(match: re.Match) -> str:
+    return "".join(re.findall(r"[a-z]", match.group(0), re.IGNORECASE)) + " "
+
+
+def spoken_to_written(text: str) -> str:
+    """Undo what speech-to-text does to technical words: drop hesitation fillers ("um",
+    "uh") and join spelled-out acronyms ("kay vee cache" -> "kv cache", "v l l m" -> "vllm")."""
+    text = _FILLERS.sub("", text or "")
+    text = _SPELLED.sub(lambda m: "".join(_LETTER_NAMES[w.lower()] for w in re.findall(r"[a-z]+", m.group(0), re.I)) + " ", text)
+    return normalize(_LETTERS.sub(_join_letters, text))
+
+
 def split_sentences(text: str) -> list[str]:
     """Split on sentence-ending punctuation and line breaks; drop empty pieces."""
     pieces = _SENTENCE_END.split(text or "")

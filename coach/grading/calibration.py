@@ -8,7 +8,8 @@
 
 Similarities are computed once per answer; every threshold combination is then
 scored from them with array arithmetic, so a full grid search takes seconds.
-The red-flag thresholds are chosen for red-flag F1 (with a recall floor), not for kappa:
+The red-flag threshold (on the probability of coach.grading.red_flags' model, which is
+fitted on catalog texts, not on dev) is chosen for red-flag F1 (with a recall floor), not for kappa:
 chosen for kappa they bought tiny gains with many false red flags (a "wrong" answer
 flagged scores 1 instead of 0, close enough for kappa, but a false "that's the mistake
 interviewers listen for" is the worst feedback a correct answer can get). The coverage
@@ -24,16 +25,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from coach.grading.detectors import keyword_soup, looks_like_injection
-from coach.grading.embedding_judge import _NEGATION, EmbeddingJudge, EmbeddingThresholds
+from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds
 from coach.grading.eval import quadratic_weighted_kappa
 from coach.grading.scoring import ScoreThresholds, score_answer
 
 COVERED = np.round(np.arange(0.45, 0.751, 0.025), 3)
 PARTIAL = np.round(np.arange(0.30, 0.651, 0.025), 3)
-RED_FLAG = np.round(np.arange(0.40, 0.751, 0.025), 3)
-# A red flag must beat every key point on its own sentence: a negative margin flagged
-# correct one-sentence answers (the red flag restates the topic, so it is always close).
-MARGIN = np.round(np.arange(0.0, 0.201, 0.025), 3)
+RED_FLAG = np.round(np.arange(0.20, 0.801, 0.02), 3)  # probability from the red-flag model
 SCORE_GRID = {
     "full": (0.8, 0.85, 0.9, 0.95),
     "most": (0.5, 0.55, 0.6, 0.65, 0.7),
@@ -75,9 +73,7 @@ class Calibration:
 @dataclass
 class _Features:
     point_best: list[np.ndarray]  # per row: best similarity of each key point
-    flag_best: list[np.ndarray]  # per row: best red-flag similarity of each unit
-    point_per_unit: list[np.ndarray]  # per row: best key-point similarity of each unit
-    negated: list[np.ndarray]  # per row: unit contains a negation
+    flag_probability: np.ndarray  # per row: the highest red-flag probability of any unit
     zeroed: np.ndarray  # injection or keyword soup: score 0 whatever else
     gold: np.ndarray
     gold_flag: np.ndarray
@@ -86,15 +82,13 @@ class _Features:
 
 def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> _Features:
     rows = [r for r in rows if r["bite_id"] is not None]
-    f = _Features([], [], [], [], np.zeros(len(rows), bool), np.array([r["score"] for r in rows]),
+    f = _Features([], np.zeros(len(rows)), np.zeros(len(rows), bool), np.array([r["score"] for r in rows]),
                   np.array([r["red_flag"] for r in rows]), [r["bite_id"] for r in rows])
     for i, row in enumerate(rows):
         bite = catalog.bites[row["bite_id"]]
         sims = judge.similarities(bite, row["answer"])
         f.point_best.append(sims.points.max(axis=1))
-        f.flag_best.append(sims.red_flag.max(axis=0))
-        f.point_per_unit.append(sims.points.max(axis=0))
-        f.negated.append(np.array([bool(_NEGATION.search(u)) for u in sims.units]))
+        f.flag_probability[i] = sims.red_flag_probability().max()
         injected = looks_like_injection(row["answer"]) or bool((sims.injection >= judge.thresholds.injection).any())
         f.zeroed[i] = injected or keyword_soup(row["answer"])
     return f
@@ -108,50 +102,44 @@ def _coverage_scores(f: _Features, covered: float, partial: float, t: ScoreThres
     return np.array(scores)
 
 
-def _red_flags(f: _Features, level: float, margin: float) -> np.ndarray:
-    return np.array([
-        bool(np.any((flag >= level) & (flag - point >= margin) & ~neg))
-        for flag, point, neg in zip(f.flag_best, f.point_per_unit, f.negated)
-    ])
+def _flag_metrics(flagged: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
+    tp = int((flagged & gold).sum())
+    recall, precision = tp / max(1, int(gold.sum())), tp / max(1, int(flagged.sum()))
+    return recall, precision, (2 * recall * precision / (recall + precision) if tp else 0.0)
 
 
-def fit_red_flag(f: _Features, *, min_recall: float = 0.8, rows: np.ndarray | None = None) -> tuple[float, float]:
-    """(level, margin) with the best red-flag F1 among those meeting the recall floor (if any
-    does; else the best F1 overall). Ties go to the larger margin: fewer false alarms elsewhere."""
+def fit_red_flag(f: _Features, *, min_recall: float = 0.8, rows: np.ndarray | None = None) -> float:
+    """The probability threshold with the best red-flag F1 among those meeting the recall
+    floor (if any does; else the best F1 overall). Among tied thresholds, the middle one:
+    the widest margin on both sides."""
     rows = np.arange(len(f.gold)) if rows is None else rows
-    gold = f.gold_flag[rows]
-    best_key, best = None, (float(RED_FLAG[0]), float(MARGIN[0]))
-    for lv, m in itertools.product(RED_FLAG, MARGIN):
-        flagged = _red_flags(f, lv, m)[rows]
-        tp = int((flagged & gold).sum())
-        recall, precision = tp / max(1, int(gold.sum())), tp / max(1, int(flagged.sum()))
-        f1 = 2 * recall * precision / (recall + precision) if tp else 0.0
-        key = (recall >= min_recall, round(f1, 4), m, -lv)
-        if best_key is None or key > best_key:
-            best_key, best = key, (float(lv), float(m))
-    return best
+    keys = []
+    for level in RED_FLAG:
+        recall, _, f1 = _flag_metrics(f.flag_probability[rows] >= level, f.gold_flag[rows])
+        keys.append((recall >= min_recall, round(f1, 4)))
+    tied = [float(level) for level, key in zip(RED_FLAG, keys) if key == max(keys)]
+    return tied[len(tied) // 2]
 
 
 def cross_validated_red_flag(f: _Features, *, min_recall: float = 0.8) -> tuple[float, float]:
-    """Leave-one-bite-out estimate of red-flag (recall, precision): fit on the other bites,
-    decide on the held-out one. A fairer forecast for unseen bites than the fit itself."""
+    """Leave-one-bite-out estimate of red-flag (recall, precision): fit the threshold on the
+    other bites, decide on the held-out one. A fairer forecast for unseen bites than the fit."""
     decided = np.zeros(len(f.gold), bool)
     for bite in sorted(set(f.bites)):
         held = np.array([b == bite for b in f.bites])
-        lv, m = fit_red_flag(f, min_recall=min_recall, rows=np.flatnonzero(~held))
-        decided[held] = _red_flags(f, lv, m)[held]
-    tp = int((decided & f.gold_flag).sum())
-    return tp / max(1, int(f.gold_flag.sum())), tp / max(1, int(decided.sum()))
+        level = fit_red_flag(f, min_recall=min_recall, rows=np.flatnonzero(~held))
+        decided[held] = f.flag_probability[held] >= level
+    recall, precision, _ = _flag_metrics(decided, f.gold_flag)
+    return recall, precision
 
 
 def search(
     f: _Features, score: ScoreThresholds, *, min_recall: float = 0.8, base: EmbeddingThresholds = EmbeddingThresholds(),
 ) -> Calibration:
     """Red-flag thresholds by F1 (recall floor first), then coverage thresholds by QWK."""
-    level, margin = fit_red_flag(f, min_recall=min_recall)
-    flagged = _red_flags(f, level, margin)
-    tp = int((flagged & f.gold_flag).sum())
-    recall, precision = tp / max(1, int(f.gold_flag.sum())), tp / max(1, int(flagged.sum()))
+    level = fit_red_flag(f, min_recall=min_recall)
+    flagged = f.flag_probability >= level
+    recall, precision, _ = _flag_metrics(flagged, f.gold_flag)
     best_key, best = None, None
     for c, p in itertools.product(COVERED, PARTIAL):
         if p >= c:
@@ -163,7 +151,7 @@ def search(
         if best_key is None or key > best_key:
             best_key = key
             best = Calibration(
-                replace(base, covered=float(c), partial=float(p), red_flag=level, red_flag_margin=margin),
+                replace(base, covered=float(c), partial=float(p), red_flag=level),
                 score, qwk, exact, recall, precision, len(f.gold),
             )
     return best

@@ -1,4 +1,6 @@
-from retrieval.text import count_words, normalize, split_sentences, windows
+import pytest
+
+from retrieval.text import count_words, normalize, split_sentences, spoken_to_written, windows
 
 
 def test_split_sentences_on_punctuation_and_line_breaks():
@@ -43,3 +45,21 @@ def test_max_windows_keeps_both_ends():
 
 def test_normalize_collapses_whitespace():
     assert normalize(" a \n\t b ") == "a b"
+
+
+@pytest.mark.parametrize(
+    ("spoken", "written"),
+    [
+        ("um so the kay vee cache, uh, grows", "so the kv cache, grows"),
+        ("v l l m pages the cache", "vllm pages the cache"),
+        ("watch the tee tee eff tee on the g p u", "watch the ttft on the gpu"),
+        ("the el el em server", "the llm server"),
+    ],
+)
+def test_spoken_to_written_drops_fillers_and_joins_spelled_acronyms(spoken, written):
+    assert spoken_to_written(spoken) == written
+
+
+@pytest.mark.parametrize("text", ["i think you see why", "a b test", "p 99 latency", "an umbrella"])
+def test_spoken_to_written_leaves_ordinary_words_alone(text):
+    assert spoken_to_written(text) == text
