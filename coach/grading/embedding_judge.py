@@ -25,7 +25,7 @@ class EmbeddingThresholds:
 
     covered: float = 0.625
     partial: float = 0.475
-    red_flag: float = 0.54  # probability from the red-flag model (coach.grading.red_flags)
+    red_flag: float = 0.52  # probability from the red-flag model (coach.grading.red_flags)
     injection: float = 0.65  # similarity to a known injection phrasing (not tuned: regexes carry it)
 
 

@@ -123,8 +123,8 @@ def training_set(embedder, bites: Iterable[Bite], split_sentences) -> tuple[np.n
 
 # Fitted on the shipped catalog by `python -m coach.grading.red_flags`.
 SHIPPED_MODEL = RedFlagModel(
-    weights=(0.734, -0.2741, 0.8672, 0.6111, -0.1684), bias=-1.725,
-    mean=(0.5289, 0.6645, -0.1356, -0.1052, 0.2725), scale=(0.1774, 0.1455, 0.1961, 0.1531, 0.4453),
+    weights=(0.74, -0.2542, 0.8554, 0.6605, -0.1995), bias=-1.7481,
+    mean=(0.5291, 0.6648, -0.1357, -0.1052, 0.2709), scale=(0.1778, 0.1453, 0.197, 0.1541, 0.4444),
 )
 
 
