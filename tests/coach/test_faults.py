@@ -5,6 +5,7 @@ Each checks what the user gets and that nothing is lost or counted twice."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from datetime import date
 
@@ -45,39 +46,55 @@ async def sqlite_url(tmp_path):
     return url, tmp_path / "locked.db"
 
 
-async def test_sqlite_writer_waits_for_a_second_writers_lock(sqlite_url, catalog, settings, clock):
+@contextlib.asynccontextmanager
+async def quiz_beside_a_held_write_lock(sqlite_url, catalog, settings, clock, **store_options):
+    """A started quiz on the SQLite file while a second connection holds its write lock.
+    The test ends that writer when it wants to (COMMIT or ROLLBACK); closing it on exit
+    rolls back whatever is still open."""
     url, path = sqlite_url
-    async with Store(url) as store:
+    async with Store(url, **store_options) as store:
         coach = new_coach(store, catalog, settings, clock)
         state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
         other = sqlite3.connect(path, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # a second writer takes the write lock and sits on it
+        try:
+            yield store, coach, state, other
+        finally:
+            other.close()
+
+
+async def test_sqlite_writer_waits_for_a_second_writers_lock(sqlite_url, catalog, settings, clock):
+    async with quiz_beside_a_held_write_lock(sqlite_url, catalog, settings, clock) as (store, coach, state, other):
         other.execute("UPDATE users SET reminders = reminders")
         pending = asyncio.create_task(coach.answer(USER, state.session_id, 0, correct_choice(coach, state)))
         await asyncio.sleep(0.6)
         assert not pending.done()  # waiting on the busy timeout, not failing
         other.execute("COMMIT")
-        other.close()
         result = await asyncio.wait_for(pending, 10)
         assert result.counted and result.correct
         assert await answers_and_xp(store, state.session_id) == (1, 10)
 
 
 async def test_sqlite_lock_held_past_the_timeout_fails_cleanly_then_counts_once(sqlite_url, catalog, settings, clock):
-    url, path = sqlite_url
-    async with Store(url, busy_timeout_ms=150) as store:
-        coach = new_coach(store, catalog, settings, clock)
-        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
-        other = sqlite3.connect(path, isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")
+    async with quiz_beside_a_held_write_lock(
+        sqlite_url, catalog, settings, clock, busy_timeout_ms=150
+    ) as (store, coach, state, other):
         with pytest.raises(OperationalError, match="locked"):  # first try and its one retry both time out
             await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))
         other.execute("ROLLBACK")
-        other.close()
         assert await answers_and_xp(store, state.session_id) == (0, 0)  # nothing half-written
         result = await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))  # the user clicks again
         assert result.counted
         assert await answers_and_xp(store, state.session_id) == (1, 10)
+
+
+async def test_sqlite_reads_proceed_while_a_second_writer_holds_the_lock(sqlite_url, catalog, settings, clock):
+    async with quiz_beside_a_held_write_lock(
+        sqlite_url, catalog, settings, clock, busy_timeout_ms=200
+    ) as (_, coach, state, _other):
+        assert (await coach.get_session(state.session_id)).position == 0
+        assert (await coach.stats(USER, GUILD)).xp_total == 0
+        assert await coach.leaderboard(GUILD, "all") == []
 
 
 async def test_two_processes_on_one_sqlite_file(sqlite_url, catalog, settings, clock):
@@ -233,19 +250,3 @@ async def test_migrations_keep_a_live_session_and_its_xp(empty_database_url, cat
         second = await coach.start_quiz(USER, GUILD, "demo", count=5)  # one-active index survived
         assert second.conflict is not None and second.conflict.session_id == state.session_id
         assert await answers_and_xp(restarted, state.session_id) == (3, stats_before.xp_total + 10)
-
-
-async def test_sqlite_reads_proceed_while_a_second_writer_holds_the_lock(sqlite_url, catalog, settings, clock):
-    url, path = sqlite_url
-    async with Store(url, busy_timeout_ms=200) as store:
-        coach = new_coach(store, catalog, settings, clock)
-        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
-        other = sqlite3.connect(path, isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")
-        try:
-            assert (await coach.get_session(state.session_id)).position == 0
-            assert (await coach.stats(USER, GUILD)).xp_total == 0
-            assert await coach.leaderboard(GUILD, "all") == []
-        finally:
-            other.execute("ROLLBACK")
-            other.close()
