@@ -18,3 +18,24 @@ def embedder():
     from retrieval import Embedder
 
     return Embedder()
+
+
+@pytest.fixture(scope="session")
+def shipped_catalog():
+    from content import default_catalog
+
+    return default_catalog()
+
+
+@pytest.fixture(scope="session")
+def shipped_data_dir(tmp_path_factory):
+    """One data folder for the shipped track's index: the CLI tests reuse what this built."""
+    return tmp_path_factory.mktemp("shipped-data")
+
+
+@pytest.fixture(scope="session")
+def shipped_topics(shipped_catalog, embedder, shipped_data_dir):
+    """One finder over the shipped track for the session (retrieval and grading tests share it)."""
+    from coach.topics import TopicFinder
+
+    return TopicFinder.build(shipped_catalog, embedder, index_dir=shipped_data_dir / "index")

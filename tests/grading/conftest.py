@@ -1,6 +1,7 @@
-"""Grading test fixtures: one embedding model per session, a small demo catalog
-(tracks/demo, written for these tests) and the shipped track for the eval-set and
-injection tests, a fake OpenAI-compatible server for the LLM path."""
+"""Grading test fixtures: a small demo catalog (tracks/demo, written for these tests),
+graders over it and over the shipped track (whose catalog and finder, like the one
+embedding model, come from the root conftest), a fake OpenAI-compatible server for the
+LLM path."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from coach.grading.embedding_judge import EmbeddingJudge
 from coach.grading.llm_judge import LLMJudge
 from coach.grading.pipeline import Grader
 from coach.topics import TopicFinder
-from content import default_catalog, load_catalog
+from content import load_catalog
 from retrieval import split_sentences
 from serving.client import LLMClient
 from tests.serving.fake_llm import FakeLLMServer
@@ -28,22 +29,6 @@ def demo_catalog():
 @pytest.fixture(scope="session")
 def demo_topics(demo_catalog, embedder, tmp_path_factory) -> TopicFinder:
     return TopicFinder.build(demo_catalog, embedder, index_dir=tmp_path_factory.mktemp("demo-index"))
-
-
-@pytest.fixture(scope="session")
-def shipped_catalog():
-    return default_catalog()
-
-
-@pytest.fixture(scope="session")
-def shipped_data_dir(tmp_path_factory) -> Path:
-    """One data folder for the shipped track's index: the CLI tests reuse what this built."""
-    return tmp_path_factory.mktemp("shipped-data")
-
-
-@pytest.fixture(scope="session")
-def shipped_topics(shipped_catalog, embedder, shipped_data_dir) -> TopicFinder:
-    return TopicFinder.build(shipped_catalog, embedder, index_dir=shipped_data_dir / "index")
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,5 @@
-"""The session's one real Embedder comes from the root conftest; here: small catalogs, and
-finders over the small fixture catalog and over the shipped track."""
+"""The session's one real Embedder and the finder over the shipped track (`shipped_topics`)
+come from the root conftest; here: a small fixture catalog and a finder over it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from coach.topics import TopicFinder
-from content import default_catalog, load_catalog
+from content import load_catalog
 from retrieval import Embedder
 
 FIXTURE_CATALOG = Path(__file__).parent / "fixtures" / "catalog"
@@ -23,11 +23,6 @@ def mini_catalog():
 @pytest.fixture(scope="session")
 def mini_finder(embedder, mini_catalog, tmp_path_factory) -> TopicFinder:
     return TopicFinder.build(mini_catalog, embedder, index_dir=tmp_path_factory.mktemp("mini-index"))
-
-
-@pytest.fixture(scope="session")
-def shipped_finder(embedder, tmp_path_factory) -> TopicFinder:
-    return TopicFinder.build(default_catalog(), embedder, index_dir=tmp_path_factory.mktemp("shipped-index"))
 
 
 class CountingEmbedder:

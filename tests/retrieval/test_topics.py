@@ -76,16 +76,16 @@ def test_from_settings_persists_the_index_under_data_dir(embedder, mini_catalog,
 
 
 @pytest.mark.parametrize("text", OFF_TOPIC)
-def test_shipped_threshold_rejects_off_topic_text(shipped_finder, text):
-    assert shipped_finder.find(text).on_topic is False
+def test_shipped_threshold_rejects_off_topic_text(shipped_topics, text):
+    assert shipped_topics.find(text).on_topic is False
 
 
-def test_shipped_track_on_topic_answers_are_accepted_and_found(shipped_finder):
+def test_shipped_track_on_topic_answers_are_accepted_and_found(shipped_topics):
     """Regression floor on the dev split (the frozen test split is only reported, by the benchmark)."""
     rows = [json.loads(line) for line in (DATA / "retrieval_dev.jsonl").read_text().splitlines()]
-    on = [r for r in rows if r["bite_id"] in shipped_finder.catalog.bites]
+    on = [r for r in rows if r["bite_id"] in shipped_topics.catalog.bites]
     assert len(on) >= 30
-    results = [shipped_finder.find(r["text"], k=3) for r in on]
+    results = [shipped_topics.find(r["text"], k=3) for r in on]
     top1 = sum(res.best.bite_id == r["bite_id"] for res, r in zip(results, on)) / len(on)
     accepted = sum(res.on_topic for res in results) / len(on)
     assert top1 >= 0.9, top1
@@ -105,8 +105,8 @@ def test_labelled_sets_cover_every_shipped_bite():
     [("kv cache", "kv-cache"), ("The KV cache", "kv-cache"), ("kv-cache-sizing", "kv-cache-sizing"),
      ("dynamic batching", "dynamic-batching"), ("Prefill vs decode", "prefill-vs-decode")],
 )
-def test_a_bite_named_by_id_or_title_comes_first(shipped_finder, text, bite_id):
-    result = shipped_finder.find(text, k=3)
+def test_a_bite_named_by_id_or_title_comes_first(shipped_topics, text, bite_id):
+    result = shipped_topics.find(text, k=3)
     assert result.best.bite_id == bite_id and result.on_topic
     assert len(result.results) == 3 and len({h.bite_id for h in result.results}) == 3
 
