@@ -117,7 +117,8 @@ def fit_red_flag(f: _Features, *, min_recall: float = 0.8, rows: np.ndarray | No
     for level in RED_FLAG:
         recall, _, f1 = _flag_metrics(f.flag_probability[rows] >= level, f.gold_flag[rows])
         keys.append((recall >= min_recall, round(f1, 4)))
-    tied = [float(level) for level, key in zip(RED_FLAG, keys) if key == max(keys)]
+    best = max(keys)
+    tied = [float(level) for level, key in zip(RED_FLAG, keys) if key == best]
     return tied[len(tied) // 2]
 
 
