@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     say(f"### Pooling an item's rows (dev only, recipe `{DEFAULT_RECIPE}`): a x best row + (1 - a) x mean row")
     say()
     pool_rows = []
-    for max_weight in (1.0, 0.5, 0.0):
+    for max_weight in (1.0, 0.75, 0.5, 0.0):
         row = [max_weight]
         for weight in (0.0, DEFAULT_LEXICAL_WEIGHT):
             retriever = make(DEFAULT_RECIPE, weight, max_weight)

@@ -42,9 +42,13 @@ class Bite(_Frozen):
     # How candidates talk about this topic out loud (words, slang, speech-to-text
     # spellings): extra texts retrieval indexes for the bite.
     phrasings: tuple[str, ...] = ()
+    # Answers a candidate might give about this bite, right, partial or wrong, in
+    # spoken style. Retrieval indexes them; nothing shows them to users, and the
+    # grader never treats them as correct (some are deliberately wrong).
+    sample_answers: tuple[str, ...] = ()
     related: tuple[str, ...] = ()
 
-    @field_validator("key_points", "red_flag_phrasings", "phrasings")
+    @field_validator("key_points", "red_flag_phrasings", "phrasings", "sample_answers")
     @classmethod
     def _lines_not_blank(cls, lines: tuple[str, ...]) -> tuple[str, ...]:
         if any(not re.search(r"\w", line) for line in lines):

@@ -52,7 +52,7 @@ def test_cli_check_passes_and_export_has_the_contract_shape():
     assert set(track) == {"id", "title", "bites", "questions"}
     bite = track["bites"][0]
     assert {"id", "track", "title", "prompt", "tags", "summary", "explainer", "tests", "key_points",
-            "red_flag", "red_flag_phrasings", "model_answer", "phrasings", "related"} == set(bite)
+            "red_flag", "red_flag_phrasings", "model_answer", "phrasings", "sample_answers", "related"} == set(bite)
     question = track["questions"][0]
     assert {"id", "bite_id", "stem", "options", "answer", "explanation", "distractor_notes"} == set(question)
 
@@ -61,6 +61,13 @@ def test_every_shipped_bite_says_its_red_flag_and_its_topic_in_spoken_words():
     # Retrieval indexes the phrasings and the red-flag detector contrasts the two lists:
     # a bite without them is found and graded less well.
     thin = [b.id for b in default_catalog().bites.values() if len(b.red_flag_phrasings) < 4 or len(b.phrasings) < 6]
+    assert thin == []
+
+
+def test_every_shipped_bite_has_sample_answers_of_every_kind_to_be_found_by():
+    # Retrieval's examples of how candidates answer, right or wrong: without them the
+    # retriever misses answers that never name the topic (docs/bench/retrieval.md).
+    thin = [b.id for b in default_catalog().bites.values() if len(b.sample_answers) < 12]
     assert thin == []
 
 
