@@ -42,8 +42,8 @@ RECIPES: dict[str, BiteTexts] = {
         *_multi_explainer(b), *b.phrasings, *b.red_flag_phrasings, *b.sample_answers
     ],
 }
-# Best on dev with the BM25 term (98.9% top-1 on 275 answers vs 97.1% without the sample answers),
-# and on 135 fresh held-out answers (99.3% vs 98.5%); see docs/bench/retrieval.md.
+# Best on dev with the BM25 term (99.0% top-1 on 410 answers vs 96.8% without the sample
+# answers), and on 135 held-out answers before they joined dev (134 vs 133); docs/bench/retrieval.md.
 DEFAULT_RECIPE = "multi+explainer+phrasings+flags+samples"
 
 

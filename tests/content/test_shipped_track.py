@@ -64,7 +64,7 @@ def test_every_shipped_bite_says_its_red_flag_and_its_topic_in_spoken_words():
     assert thin == []
 
 
-def test_every_shipped_bite_has_sample_answers_of_every_kind_to_be_found_by():
+def test_every_shipped_bite_has_sample_answers_for_retrieval():
     # Retrieval's examples of how candidates answer, right or wrong: without them the
     # retriever misses answers that never name the topic (docs/bench/retrieval.md).
     thin = [b.id for b in default_catalog().bites.values() if len(b.sample_answers) < 12]
