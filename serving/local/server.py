@@ -208,10 +208,19 @@ def start_local_server(config: LocalServerConfig, *, log_path: Path | None = Non
     return server.__enter__()
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def serve_foreground(config: LocalServerConfig, *, log=print, start=start_local_server) -> int:
-    """`coach llm serve`: run until Ctrl-C (or until vLLM exits), then stop the whole group.
+    """`coach llm serve`: run until Ctrl-C or SIGTERM (or until vLLM exits), then stop the whole group.
 
     Progress goes to `log`; the base URL alone goes to stdout, for scripts to read."""
+    # vLLM runs in its own session, so it outlives us unless we stop it: SIGTERM (docker stop,
+    # systemd) must take the same path as Ctrl-C, and a shell that started us in the
+    # background with SIGINT ignored must not make Ctrl-C a no-op.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _interrupt)
     server = start(config, log=log)
     try:
         log(f"vLLM ready, serving {config.served_name!r}; Ctrl-C stops it")

@@ -103,18 +103,29 @@ sys.exit(serve_foreground(LocalServerConfig(port={port}, startup_timeout_s=20), 
 """
 
 
-def test_serve_prints_the_base_url_and_ctrl_c_stops_everything(tmp_path):
+def _ignoring_sigint() -> None:
+    # What a shell does to a command it starts in the background (`cmd &`, no job control).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(
+    "signum, preexec",
+    [(signal.SIGINT, None), (signal.SIGINT, _ignoring_sigint), (signal.SIGTERM, None)],
+    ids=["ctrl-c", "ctrl-c-started-in-background", "sigterm"],
+)
+def test_serve_prints_the_base_url_and_a_stop_signal_stops_everything(tmp_path, signum, preexec):
     port = free_port()
     script = SERVE_SCRIPT.format(tests=str(Path(__file__).parent), tmp=str(tmp_path), port=port)
     repo = Path(__file__).resolve().parents[2]
     process = subprocess.Popen(
-        [sys.executable, "-c", script], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", script], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=preexec,
     )
     try:
         first_line = process.stdout.readline().strip()
         assert first_line == f"http://127.0.0.1:{port}/v1"
         pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
-        process.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal delivers
+        process.send_signal(signum)  # SIGINT is what Ctrl-C in the terminal delivers; SIGTERM is docker stop
         assert process.wait(timeout=20) == 0
     finally:
         process.kill()
