@@ -3,10 +3,10 @@
 1. Undo speech-to-text habits (fillers, spelled-out acronyms), then embed the
    text (one vector per overlapping window when it is long).
 2. FAISS proposes candidate items: those owning the nearest rows.
-3. Each candidate is scored exactly over all its rows: half its best row, half
-   its mean row (an item has several texts; one lucky row should not win
-   alone, nor should a long tail of weak rows dilute a strong one). A long
-   text takes its best window.
+3. Each candidate is scored exactly over all its rows: mostly its best row, the
+   rest its mean row (`max_weight`; an item has several texts; one lucky row
+   should not win alone, nor should a long tail of weak rows dilute a strong
+   one). A long text takes its best window.
 4. The ranking adds a BM25 term (`lexical_weight` times the item's BM25 score
    over the best BM25 score): exact words such as "triton" or "gunicorn" carry
    signal the small embedding model blurs. Measured on the dev set; see

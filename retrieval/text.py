@@ -36,11 +36,15 @@ def _join_letters(match: re.Match) -> str:
     return "".join(re.findall(r"[a-z]", match.group(0), re.IGNORECASE)) + " "
 
 
+def _join_letter_names(match: re.Match) -> str:
+    return "".join(_LETTER_NAMES[name.lower()] for name in re.findall(r"[a-z]+", match.group(0), re.IGNORECASE)) + " "
+
+
 def spoken_to_written(text: str) -> str:
     """Undo what speech-to-text does to technical words: drop hesitation fillers ("um",
     "uh") and join spelled-out acronyms ("kay vee cache" -> "kv cache", "v l l m" -> "vllm")."""
     text = _FILLERS.sub("", text or "")
-    text = _SPELLED.sub(lambda m: "".join(_LETTER_NAMES[w.lower()] for w in re.findall(r"[a-z]+", m.group(0), re.I)) + " ", text)
+    text = _SPELLED.sub(_join_letter_names, text)
     return normalize(_LETTERS.sub(_join_letters, text))
 
 
