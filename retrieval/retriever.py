@@ -6,13 +6,15 @@
 3. Each candidate is scored exactly over all its rows: mostly its best row, the
    rest its mean row (`max_weight`; an item has several texts; one lucky row
    should not win alone, nor should a long tail of weak rows dilute a strong
-   one). A long text takes its best window.
+   one). A long text takes its best window. Ranking scores these in the space
+   of a linear adapter fitted to the items' own rows (retrieval/adapter.py).
 4. The ranking adds a BM25 term (`lexical_weight` times the item's BM25 score
    over the best BM25 score): exact words such as "triton" or "gunicorn" carry
    signal the small embedding model blurs. Measured on the dev set; see
    docs/bench/retrieval.md.
-5. `on_topic` compares the best embedding score (step 3, without BM25, whose
-   normalized value is relative) with a threshold calibrated on dev.
+5. `on_topic` compares the best embedding score (step 3 in the model's own
+   space, without the adapter and without BM25, whose normalized value is
+   relative) with a threshold calibrated on dev.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from typing import Iterable
 
 import numpy as np
 
+from retrieval import adapter
+from retrieval.adapter import AdapterSettings
 from retrieval.embedder import Embedder
 from retrieval.index import IndexSettings, VectorIndex
 from retrieval.lexical import BM25Ranker
@@ -72,6 +76,7 @@ class Retriever:
         max_weight: float = DEFAULT_MAX_WEIGHT,
         index_dir: str | Path | None = None,
         index_settings: IndexSettings = IndexSettings(),
+        adapter_settings: AdapterSettings = AdapterSettings(),
     ):
         self.embedder = embedder
         self.threshold = threshold
@@ -84,6 +89,8 @@ class Retriever:
         self.key = self._key(index_settings)
         self.index, self.built = VectorIndex.load_or_build(index_dir, self.key, self._encode_items, index_settings)
         self._vectors = self.index.vectors()
+        self._adapter = adapter.load_or_fit(index_dir, self.key, self._vectors, self.index.labels, adapter_settings)
+        self._ranking_vectors = adapter.apply(self._adapter, self._vectors)
         rows: dict[str, list[int]] = defaultdict(list)
         for row, label in enumerate(self.index.labels):
             rows[label].append(row)
@@ -109,12 +116,12 @@ class Retriever:
         _, rows = self.index.search(queries, wanted)
         return {self.index.labels[r] for r in rows.ravel() if r >= 0}
 
-    def _similarity(self, queries: np.ndarray, candidates: Iterable[str]) -> dict[str, float]:
+    def _similarity(self, queries: np.ndarray, candidates: Iterable[str], vectors: np.ndarray) -> dict[str, float]:
         """Pooled embedding score of each candidate: best window of a blend of max row and mean row."""
         out = {}
         a = self.max_weight
         for item_id in candidates:
-            sims = self._vectors[self._rows[item_id]] @ queries.T  # rows x windows
+            sims = vectors[self._rows[item_id]] @ queries.T  # rows x windows
             out[item_id] = float((a * sims.max(axis=0) + (1 - a) * sims.mean(axis=0)).max())
         return out
 
@@ -124,8 +131,8 @@ class Retriever:
     def _rank(
         self, queries: np.ndarray, candidates: set[str], lexical: list[tuple[str, float]]
     ) -> tuple[list[Match], float]:
-        similarity = self._similarity(queries, candidates)
-        scores = dict(similarity)
+        similarity = self._similarity(queries, candidates, self._vectors)
+        scores = self._similarity(adapter.apply(self._adapter, queries), candidates, self._ranking_vectors)
         top = lexical[0][1] if lexical else 0.0
         if top > 0:
             for item_id, value in lexical:
@@ -160,6 +167,6 @@ class Retriever:
         centroid = self._vectors[self._rows[item_id]].mean(axis=0)
         query = (centroid / np.linalg.norm(centroid))[None, :].astype(np.float32)
         candidates = self._candidates(query, k + 1) - {item_id}
-        scores = self._similarity(query, candidates)
+        scores = self._similarity(query, candidates, self._vectors)
         ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
         return [Match(i, round(s, 4)) for i, s in ranked]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from retrieval import EMPTY_RESULT, Embedder, Retriever
+from retrieval import EMPTY_RESULT, AdapterSettings, Embedder, Retriever
 
 from .conftest import CountingEmbedder
 
@@ -107,6 +107,22 @@ class TestPersistence:
         # ...and the rebuilt one is what the next start loads.
         assert Retriever(CountingEmbedder(embedder), changed, index_dir=tmp_path).built is False
 
+    def test_the_adapter_is_saved_with_the_index_and_loaded_not_refitted(self, embedder, tmp_path, monkeypatch):
+        from retrieval import adapter
+
+        fits = []
+        real_fit = adapter.fit
+        monkeypatch.setattr(adapter, "fit", lambda *a, **k: fits.append(1) or real_fit(*a, **k))
+        first = Retriever(embedder, ITEMS, index_dir=tmp_path)
+        assert fits == [1] and (tmp_path / adapter.ADAPTER_FILE).exists()
+        again = Retriever(embedder, ITEMS, index_dir=tmp_path)
+        assert fits == [1]
+        text = "liveness and readiness"
+        assert again.search(text) == first.search(text)
+        # Other adapter settings are another fit.
+        Retriever(embedder, ITEMS, index_dir=tmp_path, adapter_settings=AdapterSettings(steps=10))
+        assert fits == [1, 1]
+
     def test_a_different_model_rebuilds(self, embedder, tmp_path):
         Retriever(embedder, ITEMS, index_dir=tmp_path)
         other_model = CountingEmbedder(embedder, fingerprint="another-model")
@@ -116,13 +132,23 @@ class TestPersistence:
 
 def test_ranking_adds_the_weighted_bm25_term_and_on_topic_uses_the_embedding_alone(embedder):
     text = "readiness probes and liveness probes"
-    plain = Retriever(embedder, ITEMS, lexical_weight=0.0).search(text)
-    hybrid = Retriever(embedder, ITEMS, lexical_weight=0.25).search(text)
+    no_adapter = AdapterSettings(steps=0)
+    plain = Retriever(embedder, ITEMS, lexical_weight=0.0, adapter_settings=no_adapter).search(text)
+    hybrid = Retriever(embedder, ITEMS, lexical_weight=0.25, adapter_settings=no_adapter).search(text)
     assert plain.best.id == hybrid.best.id == "probes"
     assert plain.best.score == pytest.approx(plain.similarity, abs=1e-3)
     # "probes" also has the best BM25 score, so it gains the full weight.
     assert hybrid.best.score == pytest.approx(hybrid.similarity + 0.25, abs=1e-3)
     assert hybrid.similarity == plain.similarity
+
+
+def test_the_adapter_changes_ranking_scores_but_not_the_on_topic_similarity(embedder):
+    text = "readiness probes and liveness probes"
+    plain = Retriever(embedder, ITEMS, lexical_weight=0.0, adapter_settings=AdapterSettings(steps=0)).search(text)
+    adapted = Retriever(embedder, ITEMS, lexical_weight=0.0).search(text)
+    assert adapted.best.id == "probes"
+    assert adapted.similarity == plain.similarity
+    assert abs(adapted.best.score - plain.best.score) > 1e-3
 
 
 def test_an_exact_rare_word_can_outrank_a_vaguer_neighbour(embedder):
