@@ -26,7 +26,7 @@ import numpy as np
 
 from coach.topics import DEFAULT_RECIPE, RECIPES, TopicFinder, bite_items
 from content import default_catalog
-from retrieval import Embedder, IndexSettings, Retriever, VectorIndex
+from retrieval import AdapterSettings, Embedder, IndexSettings, Retriever, VectorIndex
 from retrieval.lexical import BM25Ranker, reciprocal_rank_fusion
 from retrieval.retriever import DEFAULT_LEXICAL_WEIGHT, DEFAULT_MAX_WEIGHT
 
@@ -172,9 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     # Every Retriever below shares this folder: same items + model = same key = no re-encoding.
     cache_dir = tempfile.mkdtemp(prefix="bench-retrieval-")
 
-    def make(recipe: str, weight: float, max_weight: float = DEFAULT_MAX_WEIGHT) -> Retriever:
+    def make(recipe: str, weight: float, max_weight: float = DEFAULT_MAX_WEIGHT,
+             adapter_steps: int = AdapterSettings().steps) -> Retriever:
         return Retriever(embedder, bite_items(catalog.bites.values(), recipe), lexical_weight=weight,
-                         max_weight=max_weight, index_dir=cache_dir)
+                         max_weight=max_weight, index_dir=cache_dir,
+                         adapter_settings=AdapterSettings(steps=adapter_steps))
 
     dev_on = [r for r in dev if r["bite_id"]]
     dev_labels = [r["bite_id"] for r in dev_on]
@@ -206,6 +208,19 @@ def main(argv: list[str] | None = None) -> int:
     for line in table(["a", "embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"], pool_rows):
         say(line)
     say()
+    say(f"### Linear adapter fitted on the catalog's rows (dev only, recipe `{DEFAULT_RECIPE}`; 0 steps = off)")
+    say()
+    adapter_rows = []
+    for steps in (0, 100, 250, 500, 1000):
+        row = [steps]
+        for weight in (0.0, DEFAULT_LEXICAL_WEIGHT):
+            retriever = make(DEFAULT_RECIPE, weight, adapter_steps=steps)
+            q = quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
+            row += [pct(q["top1"]), f"{q['mrr']:.3f}"]
+        adapter_rows.append(row)
+    for line in table(["steps", "embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"], adapter_rows):
+        say(line)
+    say()
     say(f"### BM25 weight in the hybrid (dev only, recipe `{DEFAULT_RECIPE}`)")
     say()
     weight_rows = []
@@ -220,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     # 2. Embedding vs BM25 vs hybrids, dev and test, with the shipped recipe.
     items = bite_items(catalog.bites.values(), DEFAULT_RECIPE)
     retriever = make(DEFAULT_RECIPE, DEFAULT_LEXICAL_WEIGHT)
-    embedding_only = make(DEFAULT_RECIPE, 0.0)
+    embedding_only = make(DEFAULT_RECIPE, 0.0, adapter_steps=0)
+    adapted_only = make(DEFAULT_RECIPE, 0.0)
+    without_adapter = make(DEFAULT_RECIPE, DEFAULT_LEXICAL_WEIGHT, adapter_steps=0)
     bm25 = BM25Ranker(items)
     say(f"### Retrievers side by side (recipe `{DEFAULT_RECIPE}`; on-topic rows)")
     say()
@@ -228,13 +245,16 @@ def main(argv: list[str] | None = None) -> int:
     for split_name, split in (("dev", dev), ("test", test)):
         on = [r for r in split if r["bite_id"]]
         texts = [r["text"] for r in on]
-        emb = [[m.id for m in embedding_only.rank_all(t)] for t in texts]
+        adapted = [[m.id for m in adapted_only.rank_all(t)] for t in texts]
         lex = [[i for i, _ in bm25.rank(t)] for t in texts]
         by_method = {
-            "embedding": emb,
+            "embedding": [[m.id for m in embedding_only.rank_all(t)] for t in texts],
+            "embedding + adapter": adapted,
             "BM25": lex,
-            "hybrid, reciprocal-rank fusion": [[i for i, _ in reciprocal_rank_fusion([e, b])] for e, b in zip(emb, lex)],
-            f"hybrid, embedding + {DEFAULT_LEXICAL_WEIGHT} x BM25/max (shipped)": [[m.id for m in retriever.rank_all(t)] for t in texts],
+            "reciprocal-rank fusion (embedding + adapter, BM25)": [
+                [i for i, _ in reciprocal_rank_fusion([e, b])] for e, b in zip(adapted, lex)],
+            f"embedding + {DEFAULT_LEXICAL_WEIGHT} x BM25/max, no adapter": [[m.id for m in without_adapter.rank_all(t)] for t in texts],
+            f"embedding + adapter + {DEFAULT_LEXICAL_WEIGHT} x BM25/max (shipped)": [[m.id for m in retriever.rank_all(t)] for t in texts],
         }
         for method, ranks in by_method.items():
             q = quality(ranks, [r["bite_id"] for r in on])
