@@ -46,7 +46,7 @@ _MIN_CANDIDATE_ROWS = 64
 @dataclass(frozen=True)
 class Match:
     id: str
-    score: float  # ranking score: embedding similarity plus the BM25 term
+    score: float  # ranking score: similarity in the adapter's space plus the BM25 term
 
 
 @dataclass(frozen=True)
