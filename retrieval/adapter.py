@@ -5,7 +5,7 @@ only computes the new token" about as close to the KV-cache bite as to its
 neighbours. Fitting M = I + A on the indexed rows alone (contrastive: a row
 should be nearer another row of its item than rows of other items in the same
 batch) sharpens those boundaries for ranking. No labelled answers are used, so
-dev and test stay unseen. It takes about a second on two cores and is saved
+dev and test stay unseen. It takes half a second on two cores and is saved
 next to the index under the same key, so an unchanged catalog loads it.
 
 The fit starts at the identity and takes few, small steps: a mild rotation of

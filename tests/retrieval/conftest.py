@@ -46,3 +46,14 @@ class CountingEmbedder:
 
     def fingerprint(self) -> str:
         return self._fingerprint or self.inner.fingerprint()
+
+
+@pytest.fixture
+def adapter_fits(monkeypatch) -> list[int]:
+    """Counts real adapter fits (the fit itself still runs)."""
+    from retrieval import adapter
+
+    calls: list[int] = []
+    real_fit = adapter.fit
+    monkeypatch.setattr(adapter, "fit", lambda *a, **k: calls.append(1) or real_fit(*a, **k))
+    return calls

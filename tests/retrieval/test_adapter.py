@@ -1,7 +1,6 @@
 """The linear adapter fitted to the catalog's own rows (synthetic vectors: fast and exact)."""
 
 import numpy as np
-import pytest
 
 from retrieval import adapter
 from retrieval.adapter import AdapterSettings
@@ -13,8 +12,8 @@ TOPIC_DIMS = 8
 def clustered(rng: np.random.Generator, centres: np.ndarray | None = None) -> tuple[np.ndarray, list[str]]:
     """ROWS rows around each of ITEMS directions (random unless given), normalized.
 
-    Items differ only in the first TOPIC_DIMS dimensions; the rest is large
-    noise shared by no item, as wording and style are for real texts.
+    Items differ only in the first TOPIC_DIMS dimensions; the others carry
+    only large noise, as wording and style do for real texts.
     """
     if centres is None:
         centres = np.zeros((ITEMS, DIM))
@@ -60,32 +59,25 @@ def test_applied_rows_are_unit_length():
 
 
 class TestSaved:
-    @pytest.fixture
-    def fits(self, monkeypatch):
-        calls = []
-        real_fit = adapter.fit
-        monkeypatch.setattr(adapter, "fit", lambda *a, **k: calls.append(1) or real_fit(*a, **k))
-        return calls
-
-    def test_same_key_and_settings_load_other_key_refits(self, tmp_path, fits):
+    def test_same_key_and_settings_load_other_key_refits(self, tmp_path, adapter_fits):
         vectors, labels = clustered(np.random.default_rng(3))
         settings = AdapterSettings(steps=20)
         saved = adapter.load_or_fit(tmp_path, "k1", vectors, labels, settings)
         assert np.array_equal(adapter.load_or_fit(tmp_path, "k1", vectors, labels, settings), saved)
-        assert len(fits) == 1
+        assert len(adapter_fits) == 1
         adapter.load_or_fit(tmp_path, "k2", vectors, labels, settings)
-        assert len(fits) == 2
+        assert len(adapter_fits) == 2
 
-    def test_a_damaged_file_is_refitted_not_a_crash(self, tmp_path, fits):
+    def test_a_damaged_file_is_refitted_not_a_crash(self, tmp_path, adapter_fits):
         vectors, labels = clustered(np.random.default_rng(4))
         (tmp_path / adapter.ADAPTER_FILE).write_bytes(b"not an npz file")
         matrix = adapter.load_or_fit(tmp_path, "k", vectors, labels, AdapterSettings(steps=5))
-        assert matrix.shape == (DIM, DIM) and len(fits) == 1
+        assert matrix.shape == (DIM, DIM) and len(adapter_fits) == 1
         assert adapter.load_or_fit(tmp_path, "k", vectors, labels, AdapterSettings(steps=5)).shape == (DIM, DIM)
-        assert len(fits) == 1
+        assert len(adapter_fits) == 1
 
-    def test_no_directory_fits_every_time_and_writes_nothing(self, tmp_path, fits):
+    def test_no_directory_fits_every_time_and_writes_nothing(self, tmp_path, adapter_fits):
         vectors, labels = clustered(np.random.default_rng(5))
         adapter.load_or_fit(None, "k", vectors, labels, AdapterSettings(steps=5))
         adapter.load_or_fit(None, "k", vectors, labels, AdapterSettings(steps=5))
-        assert len(fits) == 2 and not any(tmp_path.iterdir())
+        assert len(adapter_fits) == 2 and not any(tmp_path.iterdir())

@@ -107,14 +107,12 @@ class TestPersistence:
         # ...and the rebuilt one is what the next start loads.
         assert Retriever(CountingEmbedder(embedder), changed, index_dir=tmp_path).built is False
 
-    def test_the_adapter_is_saved_with_the_index_and_loaded_not_refitted(self, embedder, tmp_path, monkeypatch):
-        from retrieval import adapter
+    def test_the_adapter_is_saved_with_the_index_and_loaded_not_refitted(self, embedder, tmp_path, adapter_fits):
+        from retrieval.adapter import ADAPTER_FILE
 
-        fits = []
-        real_fit = adapter.fit
-        monkeypatch.setattr(adapter, "fit", lambda *a, **k: fits.append(1) or real_fit(*a, **k))
+        fits = adapter_fits
         first = Retriever(embedder, ITEMS, index_dir=tmp_path)
-        assert fits == [1] and (tmp_path / adapter.ADAPTER_FILE).exists()
+        assert fits == [1] and (tmp_path / ADAPTER_FILE).exists()
         again = Retriever(embedder, ITEMS, index_dir=tmp_path)
         assert fits == [1]
         text = "liveness and readiness"
