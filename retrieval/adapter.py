@@ -1,15 +1,16 @@
 """A linear map fitted to the catalog's own rows that pulls texts of one item together.
 
-The small embedding model places "you keep the keys and values so each step
-only computes the new token" about as close to the KV-cache bite as to its
-neighbours. Fitting M = I + A on the indexed rows alone (contrastive: a row
+The small embedding model is general-purpose: how a text is worded (spoken or
+written, right or wrong) moves it about as much as what it is about, so an
+answer that never names its topic can sit nearly as close to a neighbouring
+item as to its own. Fitting M = I + A on the indexed rows alone (contrastive: a row
 should be nearer another row of its item than rows of other items in the same
 batch) sharpens those boundaries for ranking. No labelled answers are used, so
 dev and test stay unseen. It takes half a second on two cores and is saved
 next to the index under the same key, so an unchanged catalog loads it.
 
-The fit starts at the identity and takes few, small steps: a mild rotation of
-the model's space, not a new model. Only ranking uses it; whether a text is on
+The fit starts at the identity and takes few, small steps: a mild linear change
+of the model's space, not a new model. Only ranking uses it; whether a text is on
 topic at all is still decided in the model's own space (docs/bench/retrieval.md).
 """
 
