@@ -1,7 +1,7 @@
 """A linear map fitted to the catalog's own rows that pulls texts of one item together.
 
 The small embedding model is general-purpose: how a text is worded (spoken or
-written, right or wrong) moves it about as much as what it is about, so an
+written, right or wrong) can move it as much as what it is about, so an
 answer that never names its topic can sit nearly as close to a neighbouring
 item as to its own. Fitting M = I + A on the indexed rows alone (contrastive: a row
 should be nearer another row of its item than rows of other items in the same
