@@ -181,52 +181,47 @@ def main(argv: list[str] | None = None) -> int:
     dev_on = [r for r in dev if r["bite_id"]]
     dev_labels = [r["bite_id"] for r in dev_on]
 
+    def dev_quality(retriever: Retriever) -> dict:
+        return quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
+
+    pair_header = ["embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"]
+
+    def without_and_with_bm25(recipe: str = DEFAULT_RECIPE, **options) -> tuple[list[str], int]:
+        """Dev top-1 and MRR of the embedding alone, then of the shipped hybrid; and the vector count."""
+        cells = []
+        for weight in (0.0, DEFAULT_LEXICAL_WEIGHT):
+            retriever = make(recipe, weight, **options)
+            q = dev_quality(retriever)
+            cells += [pct(q["top1"]), f"{q['mrr']:.3f}"]
+        return cells, retriever.index.ntotal
+
     # 1. What to embed per bite, and how much BM25 to mix in: dev only.
     say(f"### What to embed per bite (dev only, n={len(dev_on)})")
     say()
     recipe_rows = []
     for name in RECIPES:
-        row = [name + (" (shipped)" if name == DEFAULT_RECIPE else "")]
-        for weight in (0.0, DEFAULT_LEXICAL_WEIGHT):
-            retriever = make(name, weight)
-            q = quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
-            row += [pct(q["top1"]), f"{q['mrr']:.3f}"]
-        recipe_rows.append([row[0], retriever.index.ntotal] + row[1:])
-    for line in table(["recipe", "vectors", "embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"], recipe_rows):
+        cells, vectors = without_and_with_bm25(name)
+        recipe_rows.append([name + (" (shipped)" if name == DEFAULT_RECIPE else ""), vectors, *cells])
+    for line in table(["recipe", "vectors", *pair_header], recipe_rows):
         say(line)
     say()
     say(f"### Pooling an item's rows (dev only, recipe `{DEFAULT_RECIPE}`): a x best row + (1 - a) x mean row")
     say()
-    pool_rows = []
-    for max_weight in (1.0, 0.75, 0.5, 0.0):
-        row = [max_weight]
-        for weight in (0.0, DEFAULT_LEXICAL_WEIGHT):
-            retriever = make(DEFAULT_RECIPE, weight, max_weight)
-            q = quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
-            row += [pct(q["top1"]), f"{q['mrr']:.3f}"]
-        pool_rows.append(row)
-    for line in table(["a", "embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"], pool_rows):
+    pool_rows = [[a, *without_and_with_bm25(max_weight=a)[0]] for a in (1.0, 0.75, 0.5, 0.0)]
+    for line in table(["a", *pair_header], pool_rows):
         say(line)
     say()
     say(f"### Linear adapter fitted on the catalog's rows (dev only, recipe `{DEFAULT_RECIPE}`; 0 steps = off)")
     say()
-    adapter_rows = []
-    for steps in (0, 100, 250, 500, 1000):
-        row = [steps]
-        for weight in (0.0, DEFAULT_LEXICAL_WEIGHT):
-            retriever = make(DEFAULT_RECIPE, weight, adapter_steps=steps)
-            q = quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
-            row += [pct(q["top1"]), f"{q['mrr']:.3f}"]
-        adapter_rows.append(row)
-    for line in table(["steps", "embedding top-1", "MRR", f"+BM25 x{DEFAULT_LEXICAL_WEIGHT} top-1", "MRR"], adapter_rows):
+    adapter_rows = [[steps, *without_and_with_bm25(adapter_steps=steps)[0]] for steps in (0, 100, 250, 500, 1000)]
+    for line in table(["steps", *pair_header], adapter_rows):
         say(line)
     say()
     say(f"### BM25 weight in the hybrid (dev only, recipe `{DEFAULT_RECIPE}`)")
     say()
     weight_rows = []
     for weight in (0.0, 0.1, 0.25, 0.35, 0.5, 0.75, 1.0):
-        retriever = make(DEFAULT_RECIPE, weight)
-        q = quality([[m.id for m in retriever.rank_all(r["text"])] for r in dev_on], dev_labels)
+        q = dev_quality(make(DEFAULT_RECIPE, weight))
         weight_rows.append([weight, pct(q["top1"]), pct(q["top3"]), f"{q['mrr']:.3f}"])
     for line in table(["BM25 weight", "top-1", "top-3", "MRR"], weight_rows):
         say(line)
