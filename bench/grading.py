@@ -1,169 +1,143 @@
-"""Grading benchmark (not part of `make test`).
+"""Grading benchmark (never part of `make test`).
 
-    .venv/bin/python -m bench.grading [--base-url http://127.0.0.1:8000/v1] [--calibrate]
-                                      [--out docs/bench/grading.md]
+    .venv/bin/python -m bench.grading [--base-url URL] [--reference FILE] [--llm-sample N]
+    .venv/bin/python -m bench.grading --test [--reference FILE]          # logged: see below
+    .venv/bin/python -m bench.grading --test --write-prompts OUT.jsonl  # for the reference judge
 
-The embedding grader and (with --base-url) the LLM grader side by side on
-tests/data/grading_{dev,test}.jsonl: quadratic weighted kappa, exact and within-1
-agreement, red-flag recall/precision, injection catch rate, mean score offset
-(leniency) and latency. --calibrate re-runs the dev-only threshold search and prints
-the chosen values next to the ones in force.
+On the blind dev split (default) or the blind test split (`--test`), side by side:
+(a) the rubric's ceiling: the score function fed the gold key-point verdicts;
+(b) each judge's verdicts against the gold verdicts (per status, purpose, red flag, injection);
+(c) end to end through the shipped pipeline: QWK, exact, within-1, mean offset, red flags.
+Judges: the embedding grader; the LLM grader at `--base-url`; a reference judge's verdicts
+replayed from `--reference` (a capable model that read the exact `LLMJudge.messages`;
+labelled "reference judge, not shipped") through the shipped `verify` and score function.
+
+The test split is read only here, and every read appends date, commit, command and
+figures to docs/bench/grading_test_log.md. Nothing is chosen after reading test.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
+import json
+import subprocess
+import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bench.grading_report import judge_vs_gold, markdown_table, rubric_ceiling
+from bench.machine import machine
 from coach.config import load_settings
-from coach.grading.calibration import cross_validated_red_flag, features, fit_score_thresholds, search
-from coach.grading.embedding_judge import EmbeddingThresholds
 from coach.grading.eval import evaluate, grade_rows, load_eval_set
 from coach.grading.runtime import open_grader
-from coach.grading.scoring import CALIBRATED_THRESHOLDS
 from coach.topics import TopicFinder
 from content import default_catalog
 
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+SPLITS = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_test.jsonl"}
+DEV_OUT = Path("docs/bench/grading.md")
+TEST_LOG = Path("docs/bench/grading_test_log.md")
 NOTES_MARKER = "<!-- notes: kept across re-runs -->"
 
-METRICS = [
-    ("n", "answers graded"),
-    ("qwk", "QWK"),
-    ("exact", "exact"),
-    ("within_1", "within 1"),
-    ("red_flag_recall", "red-flag recall"),
-    ("red_flag_precision", "red-flag precision"),
-    ("injection_catch_rate", "injections caught (0 + flagged)"),
-    ("mean_offset", "mean offset (leniency)"),
-    ("off_topic_handled", "off-topic answered as such"),
-    ("latency_p50_ms", "latency p50 (ms)"),
-    ("latency_p95_ms", "latency p95 (ms)"),
-    ("graders", "answered by"),
-]
+
+def commit() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, check=False).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + (" (uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
-def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor() or "unknown CPU")
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), load average {load:.1f} at start"
+async def run(args, rows: list[dict]) -> tuple[dict[str, dict], dict[str, dict]]:
+    """End-to-end reports and verdict-vs-gold reports, per judge."""
+    from bench.reference_judge import ReplayJudge
 
-
-def fmt(value) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.3f}" if abs(value) < 10 else f"{value:.0f}"
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {v}" for k, v in sorted(value.items())) or "-"
-    return str(value)
-
-
-def table(columns: dict[str, dict]) -> str:
-    head = "| metric | " + " | ".join(columns) + " |"
-    rule = "|---|" + "---|" * len(columns)
-    body = [f"| {label} | " + " | ".join(fmt(c.get(key)) for c in columns.values()) + " |" for key, label in METRICS]
-    return "\n".join([head, rule, *body])
-
-
-async def run(args) -> tuple[dict[str, dict], dict | None]:
     settings = load_settings(llm_timeout_s=args.timeout, llm_max_tokens=args.max_tokens)
     catalog = default_catalog()
     topics = TopicFinder.from_settings(settings, catalog)
-    columns: dict[str, dict] = {}
-    graders = [("embedding", None)] + ([("llm", args.base_url)] if args.base_url else [])
-    calibration = None
-    for name, url in graders:
-        async with open_grader(settings, catalog=catalog, topics=topics, llm_url=url) as grader:
-            for split in args.splits:
-                rows = load_eval_set(split)
-                label = f"{name} · {split}"
-                if url is not None and args.llm_sample and args.llm_sample < len(rows):
-                    # CPU vLLM is slow: an evenly spaced sample keeps every kind of answer in it.
-                    step = len(rows) / args.llm_sample
-                    rows = [rows[int(i * step)] for i in range(args.llm_sample)]
-                    label += f" ({args.llm_sample} sampled)"
-                started = time.perf_counter()
-                # The embedding grader is CPU-bound behind one model lock: one at a time gives its real
-                # per-answer latency. The LLM gets many in flight so vLLM can batch them.
-                in_flight = 1 if url is None else args.concurrency
-                results, latencies = await grade_rows(grader, rows, concurrency=in_flight)
-                report = evaluate(rows, results, latencies).to_json()
-                report["wall_s"] = round(time.perf_counter() - started, 1)
-                columns[label] = report
-                print(f"{name} {split}: {report}", flush=True)
-            if name == "embedding" and args.calibrate:
-                dev = load_eval_set("dev")
-                score, exact = fit_score_thresholds(dev)
-                dev_features = features(grader.embedding_judge, catalog, dev)
-                calibration = {
-                    "score": score, "score_exact_on_hand_labels": exact, "search": search(dev_features, score),
-                    "red_flag_cv": cross_validated_red_flag(dev_features),
-                }
-    return columns, calibration
+    judges = [("embedding", None)] + ([("llm", args.base_url)] if args.base_url else [])
+    if args.reference:
+        judges.append(("reference judge, not shipped", "replay"))
+    reports, verdicts = {}, {}
+    for name, url in judges:
+        chosen = rows
+        async with open_grader(settings, catalog=catalog, topics=topics, llm_url=None if url == "replay" else url) as grader:
+            if url == "replay":
+                grader.llm_judge = ReplayJudge.from_file(args.reference, rows)
+            elif url is not None and args.llm_sample and args.llm_sample < len(rows):
+                step = len(rows) / args.llm_sample  # CPU vLLM is slow: an evenly spaced sample
+                chosen = [rows[int(i * step)] for i in range(args.llm_sample)]
+                name += f" ({args.llm_sample} sampled)"
+            started = time.perf_counter()
+            results, latencies = await grade_rows(grader, chosen, concurrency=1 if url is None else args.concurrency)
+        report = evaluate(chosen, results, latencies).to_json()
+        report["wall_s"] = round(time.perf_counter() - started, 1)
+        reports[name] = report
+        verdicts[name] = judge_vs_gold(chosen, results)
+        print(f"{name}: {report}", file=sys.stderr, flush=True)
+    return reports, verdicts
 
 
-def markdown(args, columns: dict[str, dict], calibration: dict | None, started: datetime) -> str:
-    lines = [
-        "## Grading",
-        "",
+def section(args, split: str, rows: list[dict], reports: dict, verdicts: dict, started: datetime) -> str:
+    catalog = default_catalog()
+    from coach.grading.fit import load_fit
+
+    ceiling = rubric_ceiling(rows, catalog, load_fit().rule)
+    return "\n".join([
         f"Command: `.venv/bin/python -m bench.grading {' '.join(args.argv)}`".rstrip() + "  ",
-        f"Date: {started:%Y-%m-%d %H:%M} UTC  ",
+        f"Date: {started:%Y-%m-%d %H:%M} UTC; commit {commit()}  ",
         f"Machine: {machine()}  ",
-        "Eval set: `tests/data/grading_dev.jsonl` (tuning) and `grading_test.jsonl` (frozen, reported only); "
-        "labelling rules in `tests/data/README-grading.md`.",
+        f"Split: `{SPLITS[split].relative_to(DATA.parents[1])}` ({len(rows)} answers, "
+        f"{len({r['bite_id'] for r in rows})} bites); labels in `tests/data/README-grading.md`.",
         "",
-        table(columns),
+        "(a) The rubric's ceiling: the shipped score function fed the gold key-point verdicts, purpose, "
+        f"red flag and injection: QWK {ceiling['qwk']:.3f}, exact {ceiling['exact']:.3f}, "
+        f"mean offset {ceiling['mean_offset']:+.3f} (n {ceiling['n']}).",
         "",
-        "Latency is per answer: the embedding grader one answer at a time; the LLM grader with up to "
-        f"{args.concurrency} gradings in flight (so it includes queueing inside vLLM).",
+        "(b) Verdicts against the gold verdicts:",
         "",
-        "Thresholds in force: embedding "
-        f"`{EmbeddingThresholds()}`; score cut-offs `{CALIBRATED_THRESHOLDS}`.",
-    ]
-    if calibration:
-        found = calibration["search"]
-        lines += [
-            "",
-            "Calibration re-run on dev (`--calibrate`): score cut-offs "
-            f"`{calibration['score']}` reproduce {calibration['score_exact_on_hand_labels']:.3f} of the hand scores "
-            f"from the hand key-point labels; embedding search -> `{found.embedding}` "
-            f"(dev QWK {found.qwk:.3f}, exact {found.exact:.3f}, red-flag recall {found.red_flag_recall:.2f}, "
-            f"precision {found.red_flag_precision:.2f}). Leave-one-bite-out on dev (fit the red-flag "
-            f"thresholds on the other bites, decide on the held-out one): red-flag recall "
-            f"{calibration['red_flag_cv'][0]:.2f}, precision {calibration['red_flag_cv'][1]:.2f}.",
-        ]
-    return "\n".join(lines) + "\n"
+        markdown_table(verdicts, kind="verdicts"),
+        "",
+        "(c) End to end through the shipped pipeline:",
+        "",
+        markdown_table(reports, kind="grades"),
+    ]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--base-url", default=None, help="the LLM grader's OpenAI-compatible URL (omit: embedding only)")
-    parser.add_argument("--splits", nargs="+", default=["dev", "test"], choices=["dev", "test"])
-    parser.add_argument("--calibrate", action="store_true", help="re-run the dev threshold search")
-    parser.add_argument("--llm-sample", type=int, default=None, help="grade only N evenly spaced answers per split with the LLM")
+    parser.add_argument("--test", action="store_true", help="the blind test split (each read is logged)")
+    parser.add_argument("--base-url", default=None, help="the LLM grader's OpenAI-compatible URL")
+    parser.add_argument("--reference", default=None, help="a reference judge's verdicts (JSON Lines) to replay")
+    parser.add_argument("--write-prompts", default=None, help="write the exact LLM prompts for the split and stop")
+    parser.add_argument("--llm-sample", type=int, default=None, help="grade N evenly spaced answers with the LLM")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=384)
     parser.add_argument("--timeout", type=float, default=600.0, help="per LLM request, seconds (CPU vLLM is slow)")
-    parser.add_argument("--out", default="docs/bench/grading.md")
     args = parser.parse_args(argv)
-    args.argv = argv if argv is not None else __import__("sys").argv[1:]
+    args.argv = argv if argv is not None else sys.argv[1:]
+    split = "test" if args.test else "dev"
     started = datetime.now(timezone.utc)
-    columns, calibration = asyncio.run(run(args))
-    text = markdown(args, columns, calibration, started)
+    rows = load_eval_set(SPLITS[split], split)
+    if args.write_prompts:
+        from bench.reference_judge import write_prompts
+
+        write_prompts(rows, Path(args.write_prompts))
+        text = f"Prompts for the reference judge written to `{args.write_prompts}`; no figures.\n"
+    else:
+        reports, verdicts = asyncio.run(run(args, rows))
+        text = section(args, split, rows, reports, verdicts, started)
     print(text)
-    if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        # Hand-written notes below the marker survive a re-run; the measured part is replaced.
-        old = out.read_text(encoding="utf-8") if out.exists() else ""
-        notes = old[old.index(NOTES_MARKER):] if NOTES_MARKER in old else ""
-        out.write_text(text + ("\n" + notes if notes else ""), encoding="utf-8")
+    if split == "test":
+        log = TEST_LOG.read_text(encoding="utf-8") if TEST_LOG.exists() else ""
+        entry = f"\n### Read {sum(1 for line in log.splitlines() if line.startswith('### Read')) + 1}\n\n{text}"
+        TEST_LOG.write_text((log or "# Grading: every read of the blind test split\n") + entry, encoding="utf-8")
+        return 0
+    old = DEV_OUT.read_text(encoding="utf-8") if DEV_OUT.exists() else ""
+    notes = old[old.index(NOTES_MARKER):] if NOTES_MARKER in old else NOTES_MARKER + "\n"
+    DEV_OUT.write_text("## Grading (blind dev split)\n\n" + text + "\n" + notes, encoding="utf-8")
     return 0
 
 

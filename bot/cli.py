@@ -17,9 +17,13 @@ HANDLERS = {
     "retrieve": "bot.cli_retrieval:retrieve_command",
     "grade": "bot.cli_grading:grade_command",
     "grader compare": "bot.cli_grading:compare_command",
+    "grader fit": "bot.cli_fit:fit_command",
     "llm serve": "bot.cli_llm:serve_command",
     "db upgrade": "bot.cli_db:upgrade_command",
 }
+
+
+from bot.cli_fit import DEFAULT_DEV  # noqa: E402  (no heavy imports: paths only)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,10 +53,16 @@ def build_parser() -> argparse.ArgumentParser:
     compare = grader.add_parser("compare", help="shadow-compare two graders on the eval set")
     compare.add_argument("--candidate", required=True)
     compare.add_argument("--baseline", default=None)
-    compare.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    compare.add_argument("--eval", default=None,
+                         help="eval set (JSON Lines); default: the blind dev split. Test figures come only "
+                              "from `python -m bench.grading --test`")
     compare.add_argument("--stored", action="store_true", help="also re-grade stored attempts that kept their text")
     compare.add_argument("--limit", type=int, default=None, help="only the first N eval answers (a quick check)")
     compare.add_argument("--json", action="store_true")
+    fit = grader.add_parser("fit", help="fit the graders' numbers on dev into the shipped artifact")
+    fit.add_argument("--dev", default=str(DEFAULT_DEV), help="the dev split (never test)")
+    fit.add_argument("--out", default=None, help="where to write (default: the packaged artifact)")
+    fit.add_argument("--json", action="store_true")
 
     llm = sub.add_parser("llm", help="the local LLM server").add_subparsers(dest="sub", required=True)
     serve = llm.add_parser("serve", help="start the local vLLM server with the packaged small model")

@@ -11,14 +11,27 @@ def check_command(args) -> int:
     from content.validate import check
 
     catalog, problems = check()
-    for problem in problems:
-        print(problem, file=sys.stderr)
+    messages = [str(p) for p in problems] + _stale_fit(catalog)
+    for message in messages:
+        print(message, file=sys.stderr)
     tracks = ", ".join(f"{t.id} ({len(t.bites)} bites, {len(t.questions)} questions)" for t in catalog.tracks.values())
-    if problems:
-        print(f"{len(problems)} problem(s) found in {tracks or 'no track'}", file=sys.stderr)
+    if messages:
+        print(f"{len(messages)} problem(s) found in {tracks or 'no track'}", file=sys.stderr)
         return 1
     print(f"ok: {tracks}")
     return 0
+
+
+def _stale_fit(catalog) -> list[str]:
+    """The shipped catalog must match the grader fit shipped with it (`coach grader fit`)."""
+    from coach.grading.fit import ARTIFACT, MissingFit, load_fit, stale_reasons
+
+    if not catalog.bites:
+        return []
+    try:
+        return [f"{ARTIFACT.name}: {reason}; run `coach grader fit`" for reason in stale_reasons(load_fit(), catalog, None)]
+    except MissingFit as error:
+        return [str(error)]
 
 
 def export_command(args) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from coach.config import load_settings
@@ -119,7 +120,12 @@ async def _compare(args, settings) -> dict:
     from content import default_catalog
 
     catalog = default_catalog()
-    rows = load_eval_set(args.split)[: getattr(args, "limit", None)]
+    from bot.cli_fit import DEFAULT_DEV
+
+    path = Path(args.eval or DEFAULT_DEV)
+    if path.stem.endswith("test"):
+        raise ValueError("the test split is read only by `python -m bench.grading --test`, which logs each read")
+    rows = load_eval_set(path)[: getattr(args, "limit", None)]
     labelled = len(rows)
     if args.stored:
         rows += await _stored_rows(settings)

@@ -24,11 +24,12 @@ LAST_ATTEMPTS_SHOWN = 5
 class ProgressService(EngineBase):
     async def record_attempt(
         self, user_id: int, guild_id: int, bite_id: str, score: int, grader: str, latency_ms: int,
-        answer_text: str | None, attempt_key: str | None = None,
+        answer_text: str | None, attempt_key: str | None = None, *, versions: dict | None = None,
     ) -> AttemptRecord:
         """Store one graded explanation: the text only if the user keeps answers;
         XP for the grade; the (user, bite) FSRS card reviewed. With `attempt_key`,
-        a retry of the same attempt stores and credits nothing new (`duplicate=True`)."""
+        a retry of the same attempt stores and credits nothing new (`duplicate=True`).
+        `versions`: scale_version, rubric_version and grader_version of the grade."""
         if bite_id not in self.catalog.bites:
             raise InvalidRequest(f"unknown bite {echo(bite_id)}")
         if not isinstance(score, int) or not 0 <= score <= 4:
@@ -48,7 +49,7 @@ class ProgressService(EngineBase):
             row = Attempt(
                 user_id=user_id, guild_id=guild_id, bite_id=bite_id, score=score, grader=grader,
                 latency_ms=int(latency_ms), answer_text=answer_text if user.keep_answers else None,
-                attempt_key=attempt_key, created_at=self.now(),
+                attempt_key=attempt_key, created_at=self.now(), **(versions or {}),
             )
             db.add(row)
             await db.flush()

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+CORE_POINTS_MIN, CORE_POINTS_MAX = 1, 4
 
 
 class _Frozen(BaseModel):
@@ -24,6 +27,18 @@ class Question(_Frozen):
     distractor_notes: dict[int, str]
 
 
+class KeyPoint(_Frozen):
+    """One atomic claim of the rubric, with what the grade says when it is missed."""
+
+    point: str = Field(min_length=10, max_length=220)
+    # core: what any hire-level answer makes; depth: what a strong senior adds.
+    kind: Literal["core", "depth"]
+    # Shown when the point is missed or loose: how to make it land (not a restatement).
+    coaching: str = Field(min_length=10, max_length=240)
+    # The interviewer's next question when this point is missing.
+    follow_up: str = Field(min_length=10, max_length=240)
+
+
 class Bite(_Frozen):
     id: str = Field(pattern=SLUG)
     track: str = Field("", description="Filled by the loader from the track folder.")
@@ -33,7 +48,9 @@ class Bite(_Frozen):
     summary: str = Field(min_length=10, max_length=300)
     explainer: str = Field(min_length=100)
     tests: str = Field(min_length=10)
-    key_points: tuple[str, ...] = Field(min_length=3, max_length=5)
+    # What the thing is for, as an answer that states only the purpose would say it.
+    purpose: str = Field(min_length=10, max_length=240)
+    key_points: tuple[KeyPoint, ...] = Field(min_length=3, max_length=7)
     red_flag: str = Field(min_length=10)
     # The red flag as candidates actually say it, one mistaken claim per line: the
     # embedding grader matches answer sentences against these.
@@ -48,12 +65,23 @@ class Bite(_Frozen):
     sample_answers: tuple[str, ...] = ()
     related: tuple[str, ...] = ()
 
-    @field_validator("key_points", "red_flag_phrasings", "phrasings", "sample_answers")
+    @field_validator("red_flag_phrasings", "phrasings", "sample_answers")
     @classmethod
     def _lines_not_blank(cls, lines: tuple[str, ...]) -> tuple[str, ...]:
         if any(not re.search(r"\w", line) for line in lines):
             raise ValueError("an entry is empty")
         return lines
+
+    @model_validator(mode="after")
+    def _core_points(self) -> "Bite":
+        core = sum(p.kind == "core" for p in self.key_points)
+        if not CORE_POINTS_MIN <= core <= CORE_POINTS_MAX:
+            raise ValueError(f"key_points: {core} marked core; a bite needs {CORE_POINTS_MIN}-{CORE_POINTS_MAX}")
+        return self
+
+    @property
+    def point_texts(self) -> tuple[str, ...]:
+        return tuple(p.point for p in self.key_points)
 
 
 class Track(_Frozen):

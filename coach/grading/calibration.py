@@ -1,158 +1,187 @@
-"""Tune thresholds on the dev split (never on test), in two stages.
+"""Fit the grader's numbers on the dev split (never on test); `coach grader fit` runs it.
 
-1. The score function's coverage cut-offs (`fit_score_thresholds`): the values under
-   which the function, applied to the hand-labelled key-point verdicts, best
-   reproduces the hand-given scores (ties go to the values nearest DESIGN.md's).
-2. The embedding judge's similarity thresholds (`search`), with the score function
-   from stage 1 fixed.
+1. The score rule (`fit_score_rule`): the cut-offs under which the score function, fed
+   the *gold* key-point verdicts, best reproduces the *gold* grades.
+2. The red-flag levels: `red_flag_sure` is the lowest probability that at most
+   `SURE_FALSE_ALARM` of dev answers without the mistake reach (a right answer told it
+   made the interview-ending mistake is the worst outcome); `red_flag_possible` the level
+   with the best F1 below it.
+3. The embedding judge's similarity thresholds (covered, partial, purpose), for kappa
+   first and the smallest mean offset second, with 1 and 2 fixed.
 
-Similarities are computed once per answer; every threshold combination is then
-scored from them with array arithmetic, so a full grid search takes seconds.
-The red-flag threshold (on the probability of coach.grading.red_flags' model, which is
-fitted on catalog texts, not on dev) is chosen for red-flag F1 (with a recall floor), not for kappa:
-chosen for kappa they bought tiny gains with many false red flags (a "wrong" answer
-flagged scores 1 instead of 0, close enough for kappa, but a false "that's the mistake
-interviewers listen for" is the worst feedback a correct answer can get). The coverage
-thresholds are then chosen for kappa. `cross_validated_red_flag` estimates how the
-red-flag fit carries over to unseen bites.
+Similarities are computed once per answer; each threshold combination is then scored
+with array arithmetic. `cross_validate` repeats 2-3 with whole bites held out, a fairer
+forecast for bites the fit never saw.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from coach.grading.detectors import keyword_soup, looks_like_injection
-from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds
+from coach.grading.embedding_judge import INJECTION_SIMILARITY, EmbeddingJudge, EmbeddingThresholds
 from coach.grading.eval import quadratic_weighted_kappa
-from coach.grading.scoring import ScoreThresholds, score_answer
+from coach.grading.scoring import DESIGN_PRIOR, ScoreRule, quality, score_answer
 
-COVERED = np.round(np.arange(0.45, 0.751, 0.025), 3)
-PARTIAL = np.round(np.arange(0.30, 0.651, 0.025), 3)
-RED_FLAG = np.round(np.arange(0.20, 0.801, 0.02), 3)  # probability from the red-flag model
 SCORE_GRID = {
-    "full": (0.8, 0.85, 0.9, 0.95),
-    "most": (0.5, 0.55, 0.6, 0.65, 0.7),
-    "half": (0.2, 0.25, 0.3, 0.35, 0.4),
+    "depth_weight": (0.0, 0.125, 0.25, 0.375, 0.5),
+    "lands": (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0),
+    "solid": (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75),
+    "gist": (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45),
 }
+COVERED = np.round(np.arange(0.40, 0.751, 0.025), 3)
+PARTIAL = np.round(np.arange(0.25, 0.651, 0.025), 3)
+PURPOSE = np.round(np.arange(0.30, 0.801, 0.05), 3)
+FLAG_LEVELS = np.round(np.arange(0.20, 1.001, 0.02), 3)
+SURE_FALSE_ALARM = 0.01  # share of dev answers without the mistake that may be told they made it
+NEVER = 1.01  # a probability level nothing reaches
 
 
-def fit_score_thresholds(rows: list[dict], default: ScoreThresholds = ScoreThresholds()) -> tuple[ScoreThresholds, float]:
-    """Cut-offs under which score_answer(hand key-point labels) best matches the hand scores."""
-    graded = [r for r in rows if r["bite_id"] is not None]
-    best, best_key = default, None
-    for full, most, half in itertools.product(*SCORE_GRID.values()):
-        if not half < most < full:
+def graded(rows: list[dict]) -> list[dict]:
+    return [r for r in rows if r.get("bite_id") is not None and r.get("score") is not None]
+
+
+def _key(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
+    """Kappa first, then the smallest mean offset, then exact agreement."""
+    qwk = quadratic_weighted_kappa(list(gold), list(pred))
+    return round(qwk, 4), -round(abs(float((pred - gold).mean())), 3), round(float((pred == gold).mean()), 4)
+
+
+def fit_score_rule(rows: list[dict], catalog) -> tuple[ScoreRule, dict]:
+    """The rule under which score_answer(gold verdicts) best matches the gold grades."""
+    rows = graded(rows)
+    gold = np.array([r["score"] for r in rows])
+    kinds = [[p.kind for p in catalog.bites[r["bite_id"]].key_points] for r in rows]
+    best, best_key = DESIGN_PRIOR, None
+    for values in itertools.product(*SCORE_GRID.values()):
+        fields = dict(zip(SCORE_GRID, values))
+        if not fields["gist"] < fields["solid"] < fields["lands"]:
             continue
-        candidate = ScoreThresholds(full=full, most=most, half=half)
-        exact = sum(
-            score_answer(r["key_points"], red_flag=r["red_flag"], injection=r["injection"],
-                         keyword_soup=r["kind"] == "keyword_soup", thresholds=candidate) == r["score"]
-            for r in graded
-        ) / len(graded)
-        distance = abs(full - default.full) + abs(most - default.most) + abs(half - default.half)
-        key = (exact, -distance)
+        rule = ScoreRule(**fields)
+        pred = np.array([
+            score_answer(r["key_points"], k, purpose=r.get("purpose", False), red_flag=r["red_flag"],
+                         injection=r["injection"], keyword_soup=False, rule=rule)
+            for r, k in zip(rows, kinds)
+        ])
+        distance = sum(abs(getattr(rule, f) - getattr(DESIGN_PRIOR, f)) for f in SCORE_GRID)
+        key = (*_key(pred, gold), -round(distance, 4))
         if best_key is None or key > best_key:
-            best, best_key = candidate, key
-    return best, best_key[0]
-
-
-@dataclass(frozen=True)
-class Calibration:
-    embedding: EmbeddingThresholds
-    score: ScoreThresholds
-    qwk: float
-    exact: float
-    red_flag_recall: float
-    red_flag_precision: float
-    n: int
+            best, best_key = rule, key
+    return best, {"qwk": best_key[0], "mean_offset": -best_key[1], "exact": best_key[2], "n": len(rows)}
 
 
 @dataclass
-class _Features:
-    point_best: list[np.ndarray]  # per row: best similarity of each key point
-    flag_probability: np.ndarray  # per row: the highest red-flag probability of any unit
-    zeroed: np.ndarray  # injection or keyword soup: score 0 whatever else
+class Features:
+    """Per dev answer, what the thresholds act on."""
+
+    point_best: list[np.ndarray]  # best similarity of each key point
+    kinds: list[list[str]]
+    purpose_best: np.ndarray
+    flag_probability: np.ndarray  # the highest red-flag probability of any unit
+    zeroed: np.ndarray  # injection or keyword soup: 0 whatever else
     gold: np.ndarray
     gold_flag: np.ndarray
     bites: list[str]
 
+    def subset(self, index: np.ndarray) -> "Features":
+        return Features([self.point_best[i] for i in index], [self.kinds[i] for i in index],
+                        self.purpose_best[index], self.flag_probability[index], self.zeroed[index],
+                        self.gold[index], self.gold_flag[index], [self.bites[i] for i in index])
 
-def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> _Features:
-    rows = [r for r in rows if r["bite_id"] is not None]
-    f = _Features([], np.zeros(len(rows)), np.zeros(len(rows), bool), np.array([r["score"] for r in rows]),
-                  np.array([r["red_flag"] for r in rows]), [r["bite_id"] for r in rows])
+
+def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> Features:
+    rows = graded(rows)
+    f = Features([], [], np.zeros(len(rows)), np.zeros(len(rows)), np.zeros(len(rows), bool),
+                 np.array([r["score"] for r in rows]), np.array([bool(r["red_flag"]) for r in rows]),
+                 [r["bite_id"] for r in rows])
     for i, row in enumerate(rows):
         bite = catalog.bites[row["bite_id"]]
         sims = judge.similarities(bite, row["answer"])
         f.point_best.append(sims.points.max(axis=1))
-        f.flag_probability[i] = sims.red_flag_probability().max()
-        injected = looks_like_injection(row["answer"]) or bool((sims.injection >= judge.thresholds.injection).any())
+        f.kinds.append([p.kind for p in bite.key_points])
+        f.purpose_best[i] = sims.purpose.max()
+        f.flag_probability[i] = sims.red_flag_probability(judge.red_flag_model).max()
+        injected = looks_like_injection(row["answer"]) or bool((sims.injection >= INJECTION_SIMILARITY).any())
         f.zeroed[i] = injected or keyword_soup(row["answer"])
     return f
 
 
-def _coverage_scores(f: _Features, covered: float, partial: float, t: ScoreThresholds) -> np.ndarray:
+def _flag_f1(flagged: np.ndarray, gold: np.ndarray) -> float:
+    tp = int((flagged & gold).sum())
+    if not tp:
+        return 0.0
+    recall, precision = tp / int(gold.sum()), tp / int(flagged.sum())
+    return 2 * recall * precision / (recall + precision)
+
+
+def fit_red_flag_levels(f: Features) -> tuple[float, float]:
+    """(sure, possible) probability levels; see the module docstring."""
+    clean = ~f.gold_flag
+    sure = next((float(level) for level in FLAG_LEVELS
+                 if (f.flag_probability[clean] >= level).mean() <= SURE_FALSE_ALARM), NEVER)
+    below = [level for level in FLAG_LEVELS if level < sure] or [sure]
+    possible = max(below, key=lambda level: (round(_flag_f1(f.flag_probability >= level, f.gold_flag), 4), level))
+    return sure, float(possible)
+
+
+def predict(f: Features, t: EmbeddingThresholds, rule: ScoreRule) -> np.ndarray:
     scores = []
-    for best in f.point_best:
-        c = float(np.mean(np.where(best >= covered, 1.0, np.where(best >= partial, 0.5, 0.0))))
-        scores.append(4 if c >= t.full else 3 if c >= t.most else 2 if c >= t.half else 1 if c > 0 else 0)
+    for i, best in enumerate(f.point_best):
+        statuses = np.where(best >= t.covered, "covered", np.where(best >= t.partial, "partial", "missing"))
+        scores.append(score_answer(
+            list(statuses), f.kinds[i], purpose=bool(f.purpose_best[i] >= t.purpose),
+            red_flag=bool(f.flag_probability[i] >= t.red_flag_sure), injection=bool(f.zeroed[i]),
+            keyword_soup=False, rule=rule,
+        ))
     return np.array(scores)
 
 
-def _flag_metrics(flagged: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
-    tp = int((flagged & gold).sum())
-    recall, precision = tp / max(1, int(gold.sum())), tp / max(1, int(flagged.sum()))
-    return recall, precision, (2 * recall * precision / (recall + precision) if tp else 0.0)
-
-
-def fit_red_flag(f: _Features, *, min_recall: float = 0.8, rows: np.ndarray | None = None) -> float:
-    """The probability threshold with the best red-flag F1 among those meeting the recall
-    floor (if any does; else the best F1 overall). Among tied thresholds, the middle one:
-    the widest margin on both sides."""
-    rows = np.arange(len(f.gold)) if rows is None else rows
-    keys = []
-    for level in RED_FLAG:
-        recall, _, f1 = _flag_metrics(f.flag_probability[rows] >= level, f.gold_flag[rows])
-        keys.append((recall >= min_recall, round(f1, 4)))
-    best = max(keys)
-    tied = [float(level) for level, key in zip(RED_FLAG, keys) if key == best]
-    return tied[len(tied) // 2]
-
-
-def cross_validated_red_flag(f: _Features, *, min_recall: float = 0.8) -> tuple[float, float]:
-    """Leave-one-bite-out estimate of red-flag (recall, precision): fit the threshold on the
-    other bites, decide on the held-out one. A fairer forecast for unseen bites than the fit."""
-    decided = np.zeros(len(f.gold), bool)
-    for bite in sorted(set(f.bites)):
-        held = np.array([b == bite for b in f.bites])
-        level = fit_red_flag(f, min_recall=min_recall, rows=np.flatnonzero(~held))
-        decided[held] = f.flag_probability[held] >= level
-    recall, precision, _ = _flag_metrics(decided, f.gold_flag)
-    return recall, precision
-
-
-def search(
-    f: _Features, score: ScoreThresholds, *, min_recall: float = 0.8, base: EmbeddingThresholds = EmbeddingThresholds(),
-) -> Calibration:
-    """Red-flag thresholds by F1 (recall floor first), then coverage thresholds by QWK."""
-    level = fit_red_flag(f, min_recall=min_recall)
-    flagged = f.flag_probability >= level
-    recall, precision, _ = _flag_metrics(flagged, f.gold_flag)
-    best_key, best = None, None
-    for c, p in itertools.product(COVERED, PARTIAL):
-        if p >= c:
+def fit_thresholds(f: Features, rule: ScoreRule) -> EmbeddingThresholds:
+    sure, possible = fit_red_flag_levels(f)
+    best, best_key = None, None
+    for covered, partial in itertools.product(COVERED, PARTIAL):
+        if partial >= covered:
             continue
-        pred = np.where(f.zeroed, 0, np.where(flagged, 1, _coverage_scores(f, c, p, score)))
-        qwk = quadratic_weighted_kappa(list(f.gold), list(pred))
-        exact = float((pred == f.gold).mean())
-        key = (round(qwk, 4), round(exact, 4))
-        if best_key is None or key > best_key:
-            best_key = key
-            best = Calibration(
-                replace(base, covered=float(c), partial=float(p), red_flag=level),
-                score, qwk, exact, recall, precision, len(f.gold),
-            )
+        for purpose in PURPOSE:
+            t = EmbeddingThresholds(float(covered), float(partial), float(purpose), sure, possible)
+            key = _key(predict(f, t, rule), f.gold)
+            if best_key is None or key > best_key:
+                best, best_key = t, key
     return best
+
+
+def cross_validate(f: Features, rule: ScoreRule, folds: int = 5) -> dict:
+    """Fit the thresholds with whole bites held out; score the held-out answers."""
+    bites = sorted(set(f.bites))
+    pred = np.zeros(len(f.gold), int)
+    for fold in range(folds):
+        held_bites = set(bites[fold::folds])
+        held = np.array([b in held_bites for b in f.bites])
+        t = fit_thresholds(f.subset(np.flatnonzero(~held)), rule)
+        pred[held] = predict(f.subset(np.flatnonzero(held)), t, rule)
+    qwk, offset, exact = _key(pred, f.gold)
+    return {"qwk": qwk, "mean_offset": round(float((pred - f.gold).mean()), 3), "exact": exact}
+
+
+def summary(f: Features, t: EmbeddingThresholds, rule: ScoreRule) -> dict:
+    pred = predict(f, t, rule)
+    clean = ~f.gold_flag
+    sure = f.flag_probability >= t.red_flag_sure
+    return {
+        "n": int(len(f.gold)),
+        "qwk": round(quadratic_weighted_kappa(list(f.gold), list(pred)), 4),
+        "exact": round(float((pred == f.gold).mean()), 4),
+        "mean_offset": round(float((pred - f.gold).mean()), 3),
+        "red_flag_sure_on_clean": round(float(sure[clean].mean()), 4) if clean.any() else None,
+        "red_flag_possible_recall": round(float((f.flag_probability[f.gold_flag] >= t.red_flag_possible).mean()), 3)
+        if f.gold_flag.any() else None,
+    }
+
+
+def gold_quality(rows: list[dict], catalog, rule: ScoreRule) -> list[float]:
+    """Each graded row's quality under `rule` from its gold verdicts (for the docs' tables)."""
+    return [quality(r["key_points"], [p.kind for p in catalog.bites[r["bite_id"]].key_points], rule.depth_weight)
+            for r in graded(rows)]

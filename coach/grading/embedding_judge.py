@@ -1,7 +1,11 @@
 """The embedding judge: the fallback when the LLM is unavailable, and the quality
-bar on machines without a GPU. Each key point and the red flag is matched against
+bar on machines without a GPU. Each key point and the purpose are matched against
 the answer's sentences (and pairs of adjacent sentences) by cosine similarity; the red
-flag by a small model over contrastive similarities (coach.grading.red_flags)."""
+flag by a small model over contrastive similarities (coach.grading.red_flags).
+
+Its thresholds are fitted on dev by `coach grader fit` (coach.grading.fit); a flag
+becomes a sure `red_flag` only above a level that dev answers without the mistake
+almost never reach, and `red_flag_possible` ("this may be ...") below it."""
 
 from __future__ import annotations
 
@@ -13,20 +17,23 @@ import numpy as np
 from coach.grading.detectors import keyword_soup, looks_like_injection
 from coach.grading.quotes import find_quote
 from coach.grading.models import KeyPointVerdict, Verdicts
-from coach.grading.red_flags import (
-    SHIPPED_MODEL, RedFlagModel, correct_texts, negated, red_flag_texts, unit_features,
-)
+from coach.grading.red_flags import RedFlagModel, correct_texts, negated, red_flag_texts, unit_features
 from content import Bite
+
+
+# Similarity to a known injection phrasing: a safety net behind the regexes, not fitted.
+INJECTION_SIMILARITY = 0.65
 
 
 @dataclass(frozen=True)
 class EmbeddingThresholds:
-    """Defaults: calibrated on the dev split (coach.grading.calibration; docs/bench/grading.md)."""
+    """Fitted by `coach grader fit` and loaded from the artifact (coach.grading.fit)."""
 
-    covered: float = 0.625
-    partial: float = 0.475
-    red_flag: float = 0.52  # probability from the red-flag model (coach.grading.red_flags)
-    injection: float = 0.65  # similarity to a known injection phrasing (not tuned: regexes carry it)
+    covered: float  # best cosine of a key point to an answer unit
+    partial: float
+    purpose: float  # best cosine of the bite's purpose line to an answer unit
+    red_flag_sure: float  # red-flag model probability: caps the score
+    red_flag_possible: float  # shown as "this may be ...", no cap
 
 
 # Paraphrase net behind the regex detector: sentences that try to steer a grader.
@@ -39,25 +46,45 @@ INJECTION_EXEMPLARS = (
 )
 
 
+WINDOW_WORDS, WINDOW_STRIDE = 20, 10  # a run-on sentence (dictated, rambling) is read in windows
+
+
+def answer_pieces(sentences: list[str]) -> list[str]:
+    """Sentences, with a long one cut into overlapping word windows: a dictated answer
+    without punctuation is one "sentence", and the evidence shown should be a phrase."""
+    pieces = []
+    for sentence in sentences:
+        words = sentence.split()
+        if len(words) <= WINDOW_WORDS + WINDOW_STRIDE:
+            pieces.append(sentence)
+            continue
+        starts = range(0, len(words) - WINDOW_STRIDE, WINDOW_STRIDE)
+        pieces += [" ".join(words[i:i + WINDOW_WORDS]) for i in starts]
+    return pieces
+
+
 def answer_units(sentences: list[str]) -> list[str]:
-    """Sentences plus adjacent pairs: a key point is sometimes spread over two sentences."""
-    pairs = [f"{a} {b}" for a, b in zip(sentences, sentences[1:])]
-    return sentences + pairs
+    """Pieces plus adjacent pairs: a key point is sometimes spread over two sentences."""
+    pieces = answer_pieces(sentences)
+    pairs = [f"{a} {b}" for a, b in zip(pieces, pieces[1:])]
+    return pieces + pairs
 
 
 @dataclass
 class _BiteVectors:
     key_points: np.ndarray
+    purpose: np.ndarray
     red_flag: np.ndarray
     red_flag_negated: np.ndarray  # per red-flag text: it contains a negation
     correct: np.ndarray  # key points, phrasings, model-answer sentences: the contrast to the red flag
 
 
 class EmbeddingJudge:
-    def __init__(self, embedder, split_sentences, thresholds: EmbeddingThresholds = EmbeddingThresholds()):
+    def __init__(self, embedder, split_sentences, thresholds: EmbeddingThresholds, red_flag_model: RedFlagModel):
         self._embedder = embedder
         self._split = split_sentences
         self.thresholds = thresholds
+        self.red_flag_model = red_flag_model
         self._bites: dict[str, _BiteVectors] = {}
         self._injection_vectors = embedder.encode(list(INJECTION_EXEMPLARS))
 
@@ -65,7 +92,8 @@ class EmbeddingJudge:
         if bite.id not in self._bites:
             flags = red_flag_texts(bite)
             self._bites[bite.id] = _BiteVectors(
-                key_points=self._embedder.encode(list(bite.key_points)),
+                key_points=self._embedder.encode(list(bite.point_texts)),
+                purpose=self._embedder.encode([bite.purpose]),
                 red_flag=self._embedder.encode(flags),
                 red_flag_negated=np.array([negated(t) for t in flags]),
                 correct=self._embedder.encode(correct_texts(bite, self._split)),
@@ -77,11 +105,13 @@ class EmbeddingJudge:
         units = answer_units(sentences)
         unit_vectors = self._embedder.encode(units)
         vectors = self._bite_vectors(bite)
-        sentence_vectors = unit_vectors[: len(sentences)]
+        n_pieces = len(answer_pieces(sentences))
+        sentence_vectors = unit_vectors[:n_pieces]
         return AnswerSimilarities(
             units=units,
-            n_sentences=len(sentences),
+            n_sentences=n_pieces,
             points=vectors.key_points @ unit_vectors.T,
+            purpose=(vectors.purpose @ unit_vectors.T)[0],
             red_flag=vectors.red_flag @ unit_vectors.T,
             red_flag_negated=vectors.red_flag_negated,
             correct=vectors.correct @ unit_vectors.T,
@@ -89,8 +119,9 @@ class EmbeddingJudge:
         )
 
     def judge(self, bite: Bite, answer: str) -> Verdicts:
+        sims = self.similarities(bite, answer)
         verdicts = decide(
-            bite, self.similarities(bite, answer), self.thresholds,
+            bite, sims, sims.red_flag_probability(self.red_flag_model), self.thresholds,
             injection_phrases=looks_like_injection(answer), soup=keyword_soup(answer),
         )
         # Units are whitespace-normalised; the evidence shown must be the answer's own span.
@@ -108,27 +139,36 @@ class AnswerSimilarities:
     units: list[str]
     n_sentences: int
     points: np.ndarray  # key point x unit
+    purpose: np.ndarray  # per unit
     red_flag: np.ndarray  # red-flag text x unit
     red_flag_negated: np.ndarray  # per red-flag text: it contains a negation
     correct: np.ndarray  # correct text x unit
     injection: np.ndarray  # injection exemplar x sentence
 
-    def red_flag_probability(self, model: RedFlagModel = SHIPPED_MODEL) -> np.ndarray:
+    def red_flag_probability(self, model: RedFlagModel) -> np.ndarray:
         """Per unit: the probability that it states the bite's red flag (coach.grading.red_flags)."""
         unit_negated = np.array([negated(u) for u in self.units])
         return model.probability(unit_features(self.red_flag, self.correct, self.red_flag_negated, unit_negated))
 
 
 def decide(
-    bite: Bite, sims: AnswerSimilarities, t: EmbeddingThresholds, *, injection_phrases: bool, soup: bool
+    bite: Bite, sims: AnswerSimilarities, flag_probability: np.ndarray, t: EmbeddingThresholds, *,
+    injection_phrases: bool, soup: bool,
 ) -> Verdicts:
-    """Verdicts from similarities: pure, so thresholds can be tuned without re-encoding."""
+    """Verdicts from similarities: pure, so thresholds can be fitted without re-encoding."""
     verdicts = []
     for point, row in zip(bite.key_points, sims.points):
         best = int(np.argmax(row))
         status = "covered" if row[best] >= t.covered else "partial" if row[best] >= t.partial else "missing"
         evidence = sims.units[best] if status != "missing" else None
-        verdicts.append(KeyPointVerdict(point=point, status=status, evidence=evidence))
-    red_flag = bool((sims.red_flag_probability() >= t.red_flag).any())
-    injection = injection_phrases or bool((sims.injection >= t.injection).any())
-    return Verdicts(key_points=verdicts, red_flag=red_flag, injection=injection, keyword_soup=soup)
+        verdicts.append(KeyPointVerdict(point=point.point, kind=point.kind, status=status, evidence=evidence))
+    top_flag = float(flag_probability.max()) if flag_probability.size else 0.0
+    injection = injection_phrases or bool((sims.injection >= INJECTION_SIMILARITY).any())
+    return Verdicts(
+        key_points=verdicts,
+        red_flag=top_flag >= t.red_flag_sure,
+        red_flag_possible=t.red_flag_possible <= top_flag < t.red_flag_sure,
+        purpose=bool(sims.purpose.max() >= t.purpose),
+        injection=injection,
+        keyword_soup=soup,
+    )

@@ -1,9 +1,10 @@
-"""Measure a grader against the labelled eval set (tests/data/grading_*.jsonl).
+"""Measure a grader against a labelled eval set (a JSON Lines file; the caller names it).
 
 Metrics: quadratic weighted kappa, exact and within-1 agreement, red-flag
-precision/recall, injection catch rate (scored 0 *and* flagged), mean score offset
-(leniency: positive = the grader scores higher than the label), off-topic handling,
-latency percentiles.
+precision/recall, the share of answers without the mistake told they made it,
+injection catch rate (no points: scored 0 and flagged, or turned away as off-topic),
+mean score offset (leniency: positive = the grader scores higher than the label),
+off-topic handling, latency percentiles.
 """
 
 from __future__ import annotations
@@ -17,17 +18,11 @@ import numpy as np
 
 from coach.grading.models import Grade, GradeResult, OffTopic
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
-SPLITS = ("dev", "test")
-
-
-def load_eval_set(split: str, data_dir: Path = DATA_DIR) -> list[dict]:
-    names = SPLITS if split == "all" else (split,)
-    rows = []
-    for name in names:
-        with open(data_dir / f"grading_{name}.jsonl", encoding="utf-8") as handle:
-            rows += [dict(json.loads(line), split=name) for line in handle if line.strip()]
-    return rows
+def load_eval_set(path: Path | str, split: str | None = None) -> list[dict]:
+    """The rows of one eval file, each tagged with `split` (default: the file's stem)."""
+    path = Path(path)
+    with open(path, encoding="utf-8") as handle:
+        return [dict(json.loads(line), split=split or path.stem) for line in handle if line.strip()]
 
 
 def quadratic_weighted_kappa(a: list[int], b: list[int], n_levels: int = 5) -> float:
@@ -56,6 +51,8 @@ class EvalReport:
     within_1: float | None = None
     red_flag_precision: float | None = None
     red_flag_recall: float | None = None
+    false_red_flags: float | None = None  # share of answers without the mistake given red_flag: true
+    red_flag_possible_recall: float | None = None  # mistakes at least shown as "this may be"
     injection_catch_rate: float | None = None
     mean_offset: float | None = None
     off_topic_handled: float | None = None
@@ -72,6 +69,7 @@ def evaluate(rows: list[dict], results: list[GradeResult], latencies_ms: list[fl
     gold, pred = [], []
     rf_tp = rf_fp = rf_fn = 0
     inj_total = inj_caught = 0
+    clean_total = clean_flagged = flag_total = flag_noticed = 0
     off_total = off_ok = 0
     graders: dict[str, int] = {}
     for row, result in zip(rows, results):
@@ -79,19 +77,27 @@ def evaluate(rows: list[dict], results: list[GradeResult], latencies_ms: list[fl
             off_total += 1
             off_ok += isinstance(result, OffTopic)
             continue
+        if row["injection"]:
+            inj_total += 1
+            inj_caught += isinstance(result, OffTopic) or (
+                isinstance(result, Grade) and result.injection and result.score == 0)
         if not isinstance(result, Grade):
-            pred_score, pred_rf, pred_inj = 0, False, False  # an ungraded on-topic answer counts as a miss
+            pred_score, pred_rf = 0, False  # an ungraded on-topic answer counts as a miss
         else:
-            pred_score, pred_rf, pred_inj = result.score, result.red_flag, result.injection
+            pred_score, pred_rf = result.score, result.red_flag
             graders[result.grader] = graders.get(result.grader, 0) + 1
         gold.append(row["score"])
         pred.append(pred_score)
         rf_tp += row["red_flag"] and pred_rf
         rf_fp += (not row["red_flag"]) and pred_rf
         rf_fn += row["red_flag"] and not pred_rf
-        if row["injection"]:
-            inj_total += 1
-            inj_caught += pred_inj and pred_score == 0
+        possible = pred_rf or (isinstance(result, Grade) and result.red_flag_possible)
+        if row["red_flag"]:
+            flag_total += 1
+            flag_noticed += possible
+        else:
+            clean_total += 1
+            clean_flagged += pred_rf
     report = EvalReport(n=len(gold), graders=graders)
     if gold:
         g, p = np.array(gold), np.array(pred)
@@ -101,6 +107,8 @@ def evaluate(rows: list[dict], results: list[GradeResult], latencies_ms: list[fl
         report.mean_offset = round(float((p - g).mean()), 4)
     report.red_flag_precision = _ratio(rf_tp, rf_tp + rf_fp)
     report.red_flag_recall = _ratio(rf_tp, rf_tp + rf_fn)
+    report.false_red_flags = _ratio(clean_flagged, clean_total)
+    report.red_flag_possible_recall = _ratio(flag_noticed, flag_total)
     report.injection_catch_rate = _ratio(inj_caught, inj_total)
     report.off_topic_handled = _ratio(off_ok, off_total)
     if latencies_ms:

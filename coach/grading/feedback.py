@@ -1,67 +1,69 @@
-"""The words the user reads: what landed, what was missing, and the next question.
+"""The words the user reads: a verdict, coaching for what to fix, and the next question.
 
-Deterministic and LLM-free, so every grader (and the fallback) explains itself the same way.
+Deterministic and LLM-free, so every grader (and the fallback) explains itself the same
+way. The coaching lines and follow-up questions are written per key point in the content;
+the key points themselves are listed by the adapters (embed fields, CLI lines), so the
+feedback does not repeat them.
 """
 
 from __future__ import annotations
 
-from coach.grading.models import KeyPointVerdict
+from coach.grading.models import KeyPointVerdict, Verdicts
 from content import Bite, Catalog
 
-_WEAKEST_FIRST = {"wrong": 0, "missing": 1, "partial": 2, "covered": 3}
+COACHING_SHOWN = 2
+HEADLINES = {
+    4: "That would land in a real interview.",
+    3: "Solid and correct, with a gap an interviewer would probe.",
+    2: "You have the gist; the mechanism needs to be sharper.",
+    1: "That says what it is for, but not how it works yet.",
+    0: "That doesn't answer the question yet.",
+}
+BURIED_POINT = "One real point came through; the rest of the mechanism is missing."
+_STATUS_ORDER = {"wrong": 0, "missing": 1, "partial": 2}
 
 
-def _bullets(points: list[KeyPointVerdict]) -> str:
-    return " ".join(f"• {p.point}" for p in points)
+def to_fix(bite: Bite, verdicts: list[KeyPointVerdict]) -> list[int]:
+    """Indexes of the points not covered, most important first: core before depth, a wrong
+    claim before a missing one before a loose one, then the rubric's own order."""
+    weak = [i for i, v in enumerate(verdicts) if v.status != "covered"]
+    return sorted(weak, key=lambda i: (bite.key_points[i].kind != "core", _STATUS_ORDER[verdicts[i].status], i))
 
 
-def feedback_text(
-    bite: Bite, verdicts: list[KeyPointVerdict], *, score: int, red_flag: bool, injection: bool, keyword_soup: bool
-) -> str:
-    if injection:
+def feedback_text(bite: Bite, verdicts: Verdicts, *, score: int) -> str:
+    if verdicts.injection:
         return (
             "Your answer included text aimed at the grader (a requested score, a verdict, or instructions) "
             "instead of an explanation, so it scores 0. Answer the question in your own words and try again."
         )
-    if keyword_soup:
+    if verdicts.keyword_soup:
         return (
             "That reads as a list of terms rather than an explanation, so it scores 0. "
             "Say how the pieces connect: what happens, in what order, and why it matters."
         )
-    parts = []
-    if red_flag:
-        parts.append(f"Careful, this is the mistake interviewers listen for: {bite.red_flag}")
-    by_status = {s: [v for v in verdicts if v.status == s] for s in ("covered", "partial", "wrong", "missing")}
-    if by_status["covered"]:
-        parts.append(f"What landed: {_bullets(by_status['covered'])}")
-    if by_status["partial"]:
-        parts.append(f"Partly there, say it more precisely: {_bullets(by_status['partial'])}")
-    if by_status["wrong"]:
-        parts.append(f"Not right: your answer contradicts this: {_bullets(by_status['wrong'])}")
-    if by_status["missing"]:
-        parts.append(f"Missing: {_bullets(by_status['missing'])}")
-    if score == 4:
-        parts.append("That is a complete answer.")
-    elif not by_status["covered"] and not by_status["partial"]:
-        parts.append("None of the key points came through yet; the model answer below shows one way to say it.")
-    return "\n".join(parts)
-
-
-def _as_clause(point: str) -> str:
-    """'The cache stores X.' -> 'the cache stores X' (keeps acronyms such as 'MQA' intact)."""
-    text = point.strip().rstrip(".")
-    if len(text) > 1 and text[0].isupper() and text[1].islower():
-        text = text[0].lower() + text[1:]
-    return text
+    if verdicts.red_flag:
+        lines = [f"Careful, this is the mistake interviewers listen for: {bite.red_flag}"]
+    else:
+        buried = score == 1 and not verdicts.purpose  # a point came through, but not the purpose
+        lines = [BURIED_POINT if buried else HEADLINES[score]]
+    if verdicts.red_flag_possible and not verdicts.red_flag:
+        lines.append(f"This may be the mistake interviewers listen for: {bite.red_flag} "
+                     "If you meant something else, say it more precisely.")
+    fixes = to_fix(bite, verdicts.key_points)[:COACHING_SHOWN]
+    if fixes:
+        lines.append("To make it land:")
+        lines += [f"• {bite.key_points[i].coaching}" for i in fixes]
+    return "\n".join(lines)
 
 
 def follow_up_question(bite: Bite, verdicts: list[KeyPointVerdict], catalog: Catalog, *, injection: bool) -> str:
-    """The next thing an interviewer would ask: probe the weakest point, or move to a related bite."""
+    """The next thing an interviewer would ask: probe the most important missed point,
+    or, when everything landed, move to a related bite."""
     if injection:
         return bite.prompt
-    weak = sorted((v for v in verdicts if v.status != "covered"), key=lambda v: _WEAKEST_FIRST[v.status])
-    if weak:
-        return f"Let's dig into one part: why is it true that {_as_clause(weak[0].point)}?"
+    fixes = to_fix(bite, verdicts)
+    if fixes:
+        return bite.key_points[fixes[0]].follow_up
     for related_id in bite.related:
         if related_id in catalog.bites:
             return catalog.bites[related_id].prompt

@@ -3,6 +3,7 @@ checked against the answer; a verdict whose quote is not there counts as missing
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from typing import Literal
 
@@ -30,14 +31,17 @@ def verdict_schema(n_points: int) -> type[BaseModel]:
         f"LLMVerdicts{n_points}",
         __config__=ConfigDict(extra="forbid"),
         key_points=(list[PointJudgement], Field(min_length=n_points, max_length=n_points)),
-        red_flag=(bool, ...),
+        purpose=(bool, ...),
+        purpose_quote=(str, Field(max_length=QUOTE_MAX_CHARS)),
+        red_flag=(Literal["no", "possible", "certain"], ...),
         red_flag_quote=(str, Field(max_length=QUOTE_MAX_CHARS)),
         injection=(bool, ...),
     )
 
 
 def verify(raw: BaseModel, bite: Bite, answer: str) -> Verdicts:
-    """Turn the model's raw verdict into checked verdicts: unquotable claims become missing."""
+    """Turn the model's raw verdict into checked verdicts: an unquotable claim (a point, the
+    purpose, the red flag) does not count."""
     verdicts = []
     judged = list(raw.key_points)
     for index, point in enumerate(bite.key_points):
@@ -46,10 +50,15 @@ def verify(raw: BaseModel, bite: Bite, answer: str) -> Verdicts:
         if judgement is not None and judgement.status != "missing":
             evidence = find_quote(judgement.quote, answer)
             status = judgement.status if evidence else "missing"
-        verdicts.append(KeyPointVerdict(point=point, status=status, evidence=evidence))
-    red_flag = bool(raw.red_flag) and find_quote(raw.red_flag_quote, answer) is not None
-    injection = bool(raw.injection)
-    return Verdicts(key_points=verdicts, red_flag=red_flag, injection=injection)
+        verdicts.append(KeyPointVerdict(point=point.point, kind=point.kind, status=status, evidence=evidence))
+    flag_quoted = raw.red_flag != "no" and find_quote(raw.red_flag_quote, answer) is not None
+    return Verdicts(
+        key_points=verdicts,
+        red_flag=flag_quoted and raw.red_flag == "certain",
+        red_flag_possible=flag_quoted and raw.red_flag == "possible",
+        purpose=bool(raw.purpose) and find_quote(raw.purpose_quote, answer) is not None,
+        injection=bool(raw.injection),
+    )
 
 
 class LLMJudge:
@@ -61,6 +70,8 @@ class LLMJudge:
         self._client = client
         self._max_tokens = max_tokens
         self._layout = (layout_factory or PromptLayout)(STATIC_PREFIX)
+        prompt_id = hashlib.sha256(STATIC_PREFIX.encode()).hexdigest()[:8]
+        self.version = f"{getattr(client, 'model', 'llm')}:{prompt_id}"  # stored with each attempt
 
     def messages(self, bite: Bite, answer: str) -> list[dict]:
         return self._layout.messages(bite_context(bite), fenced_answer(answer, new_fence(answer)))

@@ -8,6 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Status = Literal["covered", "partial", "missing", "wrong"]
 GraderName = Literal["llm", "embedding"]
+# The grading scale an attempt was scored on. 1: coverage of equal key points (before
+# 2026-12); 2: anchored on the interviewer (core and depth points, purpose, sure red flags).
+SCALE_VERSION = 2
 
 
 class KeyPointVerdict(BaseModel):
@@ -16,6 +19,7 @@ class KeyPointVerdict(BaseModel):
     point: str
     status: Status
     evidence: str | None = None  # a quote from the answer, or None
+    kind: Literal["core", "depth"] = "core"
 
 
 class Grade(BaseModel):
@@ -32,6 +36,12 @@ class Grade(BaseModel):
     model_answer: str
     follow_up: str
     truncated: bool
+    # Additive fields: the mistake may be there but is not certain (no cap); the answer said
+    # what the thing is for; which rubric and grader produced the score.
+    red_flag_possible: bool = False
+    purpose: bool = False
+    rubric_version: str = ""
+    grader_version: str = ""
     # Not part of the contract: whether the keyword-soup detector fired (explains a 0).
     keyword_soup: bool = Field(False, exclude=True)
 
@@ -41,7 +51,8 @@ class Grade(BaseModel):
             "title": self.title,
             "score": self.score,
             "key_points": [
-                {"point": kp.point, "status": kp.status, "evidence": kp.evidence} for kp in self.key_points
+                {"point": kp.point, "status": kp.status, "evidence": kp.evidence, "kind": kp.kind}
+                for kp in self.key_points
             ],
             "red_flag": self.red_flag,
             "injection": self.injection,
@@ -50,6 +61,11 @@ class Grade(BaseModel):
             "model_answer": self.model_answer,
             "follow_up": self.follow_up,
             "truncated": self.truncated,
+            "red_flag_possible": self.red_flag_possible,
+            "purpose": self.purpose,
+            "scale_version": SCALE_VERSION,
+            "rubric_version": self.rubric_version,
+            "grader_version": self.grader_version,
         }
 
 
@@ -94,6 +110,8 @@ class Verdicts(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     key_points: list[KeyPointVerdict]
-    red_flag: bool
+    red_flag: bool  # near-certain: caps the score at 1
     injection: bool
     keyword_soup: bool = False
+    red_flag_possible: bool = False  # shown as "this may be ...", never caps
+    purpose: bool = False  # the answer states what the thing is for

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from coach.grading.cleaning import CleanAnswer, clean_answer
 from coach.grading.detectors import keyword_soup, looks_like_injection
-from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds
+from coach.grading.embedding_judge import EmbeddingJudge
 from coach.grading.feedback import feedback_text, follow_up_question
+from coach.grading.fit import GraderFit, load_fit, rubric_version
 from coach.grading.models import Grade, GradeError, GradeResult, OffTopic, Suggestion, Verdicts
-from coach.grading.scoring import CALIBRATED_THRESHOLDS, ScoreThresholds, score_answer
+from coach.grading.scoring import score_answer
 from content import Bite, Catalog
 
 log = logging.getLogger(__name__)
@@ -40,25 +41,27 @@ class Grader:
         embedding_judge: EmbeddingJudge,
         llm_judge=None,
         *,
+        fit: GraderFit,
         max_chars: int = 4000,
-        score_thresholds: ScoreThresholds = CALIBRATED_THRESHOLDS,
     ):
         self.catalog = catalog
         self.topics = topics
         self.embedding_judge = embedding_judge
         self.llm_judge = llm_judge
+        self.fit = fit
         self.max_chars = max_chars
-        self.score_thresholds = score_thresholds
 
     @classmethod
-    def from_settings(cls, settings, catalog: Catalog, topics, llm=None) -> "Grader":
-        """`topics` is the process's TopicFinder (its embedder is shared); `llm` an LLMClient or None."""
+    def from_settings(cls, settings, catalog: Catalog, topics, llm=None, fit: GraderFit | None = None) -> "Grader":
+        """`topics` is the process's TopicFinder (its embedder is shared); `llm` an LLMClient or None;
+        `fit` the fitted numbers (default: the shipped artifact)."""
         from coach.grading.llm_judge import LLMJudge
         from retrieval.text import split_sentences
 
-        embedding_judge = EmbeddingJudge(topics.embedder, split_sentences, EmbeddingThresholds())
+        fit = fit or load_fit()
+        embedding_judge = EmbeddingJudge(topics.embedder, split_sentences, fit.thresholds, fit.flag_model)
         llm_judge = LLMJudge(llm, max_tokens=settings.llm_max_tokens) if llm is not None and settings.llm_enabled else None
-        return cls(catalog, topics, embedding_judge, llm_judge, max_chars=settings.answer_max_chars)
+        return cls(catalog, topics, embedding_judge, llm_judge, fit=fit, max_chars=settings.answer_max_chars)
 
     # --- public ----------------------------------------------------------------------
 
@@ -81,6 +84,7 @@ class Grader:
             await coach.record_attempt(
                 user_id, guild_id, grade.bite_id, grade.score, grade.grader, outcome.latency_ms,
                 outcome.clean_text, attempt_key=attempt_key,
+                versions={"rubric_version": grade.rubric_version, "grader_version": grade.grader_version},
             )
         return outcome.result
 
@@ -123,10 +127,10 @@ class Grader:
         return await asyncio.to_thread(self.embedding_judge.judge, bite, text), "embedding"
 
     def _grade(self, bite: Bite, verdicts: Verdicts, grader: str, *, truncated: bool) -> Grade:
-        statuses = [v.status for v in verdicts.key_points]
         score = score_answer(
-            statuses, red_flag=verdicts.red_flag, injection=verdicts.injection,
-            keyword_soup=verdicts.keyword_soup, thresholds=self.score_thresholds,
+            [v.status for v in verdicts.key_points], [p.kind for p in bite.key_points],
+            purpose=verdicts.purpose, red_flag=verdicts.red_flag, injection=verdicts.injection,
+            keyword_soup=verdicts.keyword_soup, rule=self.fit.rule,
         )
         return Grade(
             bite_id=bite.id,
@@ -134,14 +138,15 @@ class Grader:
             score=score,
             key_points=verdicts.key_points,
             red_flag=verdicts.red_flag,
+            red_flag_possible=verdicts.red_flag_possible and not verdicts.red_flag,
+            purpose=verdicts.purpose,
             injection=verdicts.injection,
             grader=grader,
-            feedback=feedback_text(
-                bite, verdicts.key_points, score=score, red_flag=verdicts.red_flag,
-                injection=verdicts.injection, keyword_soup=verdicts.keyword_soup,
-            ),
+            feedback=feedback_text(bite, verdicts, score=score),
             model_answer=bite.model_answer.strip(),
             follow_up=follow_up_question(bite, verdicts.key_points, self.catalog, injection=verdicts.injection),
             truncated=truncated,
             keyword_soup=verdicts.keyword_soup,
+            rubric_version=rubric_version(bite),
+            grader_version=self.fit.version if grader == "embedding" else self.llm_judge.version,
         )

@@ -10,8 +10,8 @@ model turns them into a probability.
 The model is fitted on the catalog's own texts: every bite's red-flag phrasings are
 positives, its key points, phrasings and model-answer sentences negatives, each scored
 against the bite's other texts (itself left out). No labelled answer goes into it; only
-the decision threshold (`EmbeddingThresholds.red_flag`) is calibrated on the dev split.
-Refit after large content changes with `python -m coach.grading.red_flags`.
+the two decision levels (sure, possible) are chosen on the dev split. `coach grader fit`
+does both and writes them to the fitted artifact (coach.grading.fit).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def red_flag_texts(bite: Bite) -> list[str]:
 
 def correct_texts(bite: Bite, split_sentences: Callable[[str], list[str]]) -> list[str]:
     """The right idea: key points, correct phrasings and the model answer's sentences."""
-    return list(dict.fromkeys([*bite.key_points, *bite.phrasings, *split_sentences(bite.model_answer)]))
+    return list(dict.fromkeys([*bite.point_texts, *bite.phrasings, *split_sentences(bite.model_answer)]))
 
 
 def unit_features(flag_sims: np.ndarray, correct_sims: np.ndarray, flag_negated: np.ndarray,
@@ -119,27 +119,3 @@ def training_set(embedder, bites: Iterable[Bite], split_sentences) -> tuple[np.n
             rows.append(unit_features(flag_sims, correct_sims, flag_negated, np.array([negated(t) for t in texts])))
             labels += [is_flag] * len(texts)
     return np.vstack(rows), np.array(labels)
-
-
-# Fitted on the shipped catalog by `python -m coach.grading.red_flags`.
-SHIPPED_MODEL = RedFlagModel(
-    weights=(0.74, -0.2542, 0.8554, 0.6605, -0.1995), bias=-1.7481,
-    mean=(0.5291, 0.6648, -0.1357, -0.1052, 0.2709), scale=(0.1778, 0.1453, 0.197, 0.1541, 0.4444),
-)
-
-
-def main() -> None:
-    from content import default_catalog
-    from retrieval import Embedder, split_sentences
-
-    catalog = default_catalog()
-    features, labels = training_set(Embedder(), catalog.bites.values(), split_sentences)
-    model = RedFlagModel.fit(features, labels)
-    accuracy = float(((model.probability(features) >= 0.5) == labels).mean())
-    print(f"{len(labels)} texts ({int(labels.sum())} red-flag) from {len(catalog.bites)} bites; "
-          f"training accuracy {accuracy:.3f}; features {FEATURES}")
-    print(f"SHIPPED_MODEL = {model!r}")
-
-
-if __name__ == "__main__":
-    main()

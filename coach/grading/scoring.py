@@ -1,64 +1,86 @@
 """The score, computed in code from verdicts (DESIGN.md "The grading scale").
 
-The LLM or embedding judge decides each key point; neither picks the number.
+The LLM or embedding judge decides each key point, whether the answer states the
+purpose, and whether it makes the red flag; neither picks the number.
+
+The scale is anchored on the interviewer, so the core points carry the grade: an
+answer that makes every core point clearly lands (4) even if it skips the depth
+points. Depth points can make up for a loose core point, by `depth_weight`.
+
+    quality = credit(core points) + depth_weight * credit(depth points)
+    4 if quality >= lands, 3 if >= solid, 2 if >= gist,
+    1 if any credit at all or the purpose is stated, else 0
+    any point stated wrongly: at most 2; the red flag (near-certain): 1;
+    an attempt to instruct the grader, or keyword soup: 0
+
+The four numbers are fitted by `coach grader fit` on the dev split's gold labels
+(coach.grading.fit) and shipped in the fitted artifact, never pasted here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from coach.grading.models import Status
 
-COVERAGE_CREDIT = {"covered": 1.0, "partial": 0.5, "missing": 0.0, "wrong": 0.0}
+CREDIT = {"covered": 1.0, "partial": 0.5, "missing": 0.0, "wrong": 0.0}
+WRONG_CAP = 2  # a point stated wrongly: the mechanism is loose at best (the scale's 2)
 
 
 @dataclass(frozen=True)
-class ScoreThresholds:
-    """Coverage cut-offs for 4 / 3 / 2; anything above zero is at least 1."""
+class ScoreRule:
+    depth_weight: float
+    lands: float
+    solid: float
+    gist: float
 
-    full: float = 0.9
-    most: float = 0.6
-    half: float = 0.25
-
-
-DEFAULT_THRESHOLDS = ScoreThresholds()  # DESIGN.md's defaults
-# Calibrated on the dev split: with 0.25, one key point of four buried in filler scored 2
-# where the scale says 1 (tests/data/README-grading.md).
-CALIBRATED_THRESHOLDS = ScoreThresholds(full=0.9, most=0.6, half=0.3)
+    def __post_init__(self) -> None:
+        if not 0 < self.gist < self.solid < self.lands:
+            raise ValueError(f"cut-offs must rise: gist {self.gist} < solid {self.solid} < lands {self.lands}")
 
 
-def coverage(statuses: Iterable[Status]) -> float:
+# The design's starting point (DESIGN.md): all core points -> 4, most -> 3, about half -> 2.
+# The fit searches around it and prefers it on ties; the shipped numbers come from the artifact.
+DESIGN_PRIOR = ScoreRule(depth_weight=0.25, lands=0.9, solid=0.65, gist=0.35)
+
+
+def credit(statuses: Iterable[Status]) -> float:
     statuses = list(statuses)
-    if not statuses:
-        return 0.0
-    return sum(COVERAGE_CREDIT[s] for s in statuses) / len(statuses)
+    return sum(CREDIT[s] for s in statuses) / len(statuses) if statuses else 0.0
+
+
+def quality(statuses: Sequence[Status], kinds: Sequence[str], depth_weight: float) -> float:
+    core = [s for s, k in zip(statuses, kinds) if k == "core"]
+    depth = [s for s, k in zip(statuses, kinds) if k != "core"]
+    return credit(core) + depth_weight * credit(depth)
 
 
 def score_answer(
-    statuses: Iterable[Status],
+    statuses: Sequence[Status],
+    kinds: Sequence[str],
     *,
+    purpose: bool,
     red_flag: bool,
     injection: bool,
     keyword_soup: bool,
-    thresholds: ScoreThresholds = DEFAULT_THRESHOLDS,
+    rule: ScoreRule,
 ) -> int:
-    statuses = list(statuses)
     if injection or keyword_soup:
         return 0
     if red_flag:
         return 1
-    c = coverage(statuses)
-    if c >= thresholds.full:
+    q = quality(statuses, kinds, rule.depth_weight)
+    if q >= rule.lands:
         s = 4
-    elif c >= thresholds.most:
+    elif q >= rule.solid:
         s = 3
-    elif c >= thresholds.half:
+    elif q >= rule.gist:
         s = 2
-    elif c > 0:
+    elif q > 0 or purpose:
         s = 1
     else:
         s = 0
     if "wrong" in statuses:
-        s = min(s, 2)
+        s = min(s, WRONG_CAP)
     return s

@@ -16,6 +16,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from coach.store.types import BigId, UTCDateTime
+from coach.grading.models import SCALE_VERSION
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -124,6 +125,11 @@ class Attempt(Base):
     answer_text: Mapped[str | None] = mapped_column(Text)  # only when the user allowed it
     attempt_key: Mapped[str | None] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Which scale scored it (1: the old coverage scale; old rows keep their score), and
+    # which rubric and grader (fit or model + prompt) produced it.
+    scale_version: Mapped[int] = mapped_column(Integer, default=SCALE_VERSION, server_default="1")
+    rubric_version: Mapped[str | None] = mapped_column(String(32))
+    grader_version: Mapped[str | None] = mapped_column(String(64))
 
 
 class XpEvent(Base):

@@ -1,73 +1,97 @@
-"""The dev-only threshold search, on small hand-made similarity data (no model needed)."""
+"""The dev-only fit, on small hand-made data (no model needed)."""
 
 import numpy as np
+import pytest
 
 from coach.grading.calibration import (
-    _Features, cross_validated_red_flag, fit_red_flag, fit_score_thresholds, search,
+    Features, cross_validate, fit_red_flag_levels, fit_score_rule, fit_thresholds, predict,
 )
-from coach.grading.scoring import ScoreThresholds
+from coach.grading.scoring import ScoreRule
 
 
-def test_score_cutoffs_fit_the_hand_labels():
-    # One point of four buried in filler is labelled 1: the default "half" (0.25) would say 2.
+class _Point:
+    def __init__(self, kind):
+        self.kind = kind
+
+
+class _Catalog:
+    """Bites with two core points and two depth points."""
+
+    def __init__(self, *ids):
+        self.bites = {i: type("B", (), {"key_points": [_Point("core")] * 2 + [_Point("depth")] * 2})() for i in ids}
+
+
+def row(score, points, purpose=False, red_flag=False):
+    return {"bite_id": "b", "score": score, "key_points": points, "purpose": purpose,
+            "red_flag": red_flag, "injection": False}
+
+
+def test_score_rule_fits_the_gold_labels():
+    C, P, M = "covered", "partial", "missing"
     rows = [
-        {"bite_id": "b", "kind": "rambling", "score": 1, "red_flag": False, "injection": False,
-         "key_points": ["covered", "missing", "missing", "missing"]},
-        {"bite_id": "b", "kind": "partial", "score": 2, "red_flag": False, "injection": False,
-         "key_points": ["partial", "partial", "missing", "missing", "partial"]},
-        {"bite_id": "b", "kind": "strong", "score": 4, "red_flag": False, "injection": False,
-         "key_points": ["covered"] * 4},
-        {"bite_id": None, "kind": "off_topic", "score": None, "red_flag": False, "injection": False, "key_points": []},
+        row(4, [C, C, M, M]),  # all core, no depth: lands
+        row(3, [C, P, M, M]),
+        row(2, [P, P, M, M]),
+        row(1, [M, M, M, M], purpose=True),
+        row(1, [P, M, M, M]),
+        row(0, [M, M, M, M]),
+        {"bite_id": None, "score": None},  # off-topic rows are ignored
     ]
-    fitted, exact = fit_score_thresholds(rows)
-    assert exact == 1.0
-    assert 0.25 < fitted.half <= 0.3  # the nearest cut-off to the default that fits both rows
+    rule, figures = fit_score_rule(rows, _Catalog("b"))
+    assert figures["exact"] == 1.0 and figures["n"] == 6
+    assert rule.gist <= 0.5 < rule.solid <= 0.75 < rule.lands <= 1.0
 
 
 def features(rows):
-    """rows: (bite, gold score, gold red flag, key-point best sims, highest red-flag probability)."""
-    return _Features(
-        point_best=[np.array(r[3]) for r in rows],
-        flag_probability=np.array([r[4] for r in rows]),
-        zeroed=np.zeros(len(rows), bool),
-        gold=np.array([r[1] for r in rows]),
-        gold_flag=np.array([r[2] for r in rows]),
-        bites=[r[0] for r in rows],
+    """rows: (bite, gold, gold red flag, best sims of 2 core + 2 depth points, purpose sim, red-flag probability)."""
+    return Features(
+        point_best=[np.array(r[3]) for r in rows], kinds=[["core", "core", "depth", "depth"]] * len(rows),
+        purpose_best=np.array([r[4] for r in rows]), flag_probability=np.array([r[5] for r in rows]),
+        zeroed=np.zeros(len(rows), bool), gold=np.array([r[1] for r in rows]),
+        gold_flag=np.array([r[2] for r in rows]), bites=[r[0] for r in rows],
     )
 
 
+RULE = ScoreRule(depth_weight=0.25, lands=0.9, solid=0.65, gist=0.35)
 ROWS = [
-    ("a", 4, False, [0.8, 0.8, 0.8], 0.30),  # correct, on the red flag's subject
-    ("a", 1, True, [0.5, 0.3, 0.3], 0.70),  # makes the mistake
-    ("b", 2, False, [0.75, 0.5, 0.2], 0.25),
-    ("b", 1, True, [0.3, 0.3, 0.3], 0.62),
-    ("c", 0, False, [0.2, 0.2, 0.2], 0.10),
-    ("c", 1, True, [0.4, 0.2, 0.2], 0.66),
-]
+    ("a", 4, False, [0.8, 0.8, 0.3, 0.3], 0.7, 0.30),
+    ("a", 1, True, [0.5, 0.3, 0.3, 0.3], 0.3, 0.90),  # makes the mistake
+    ("b", 2, False, [0.75, 0.3, 0.2, 0.2], 0.4, 0.25),
+    ("b", 1, False, [0.3, 0.3, 0.2, 0.2], 0.7, 0.20),  # the purpose only
+    ("c", 0, False, [0.2, 0.2, 0.2, 0.2], 0.2, 0.10),
+    ("c", 3, False, [0.8, 0.55, 0.2, 0.2], 0.5, 0.35),
+] * 3
 
 
-def test_red_flag_fit_separates_the_mistakes_from_correct_answers():
+def test_sure_red_flag_level_keeps_answers_without_the_mistake_clear():
     f = features(ROWS)
-    level = fit_red_flag(f)
-    assert 0.30 < level <= 0.62
-    assert list(f.flag_probability >= level) == [False, True, False, True, False, True]
+    sure, possible = fit_red_flag_levels(f)
+    assert 0.35 < sure <= 0.90
+    assert possible <= sure
+    assert not (f.flag_probability[~f.gold_flag] >= sure).any()
 
 
-def test_search_returns_thresholds_that_reproduce_the_labels():
-    found = search(features(ROWS), ScoreThresholds(full=0.9, most=0.6, half=0.3))
-    assert found.red_flag_recall == 1.0 and found.red_flag_precision == 1.0
-    assert found.qwk > 0.9
-    assert found.embedding.partial < found.embedding.covered
+def test_red_flag_is_never_sure_when_clean_answers_reach_every_level():
+    rows = ROWS + [("d", 4, False, [0.8] * 4, 0.7, 0.99)] * 2  # clean answers at 0.99 (2 of 20: 10%)
+    sure, _ = fit_red_flag_levels(features(rows))
+    assert sure > 1.0
 
 
-def test_cross_validation_holds_each_bite_out():
-    recall, precision = cross_validated_red_flag(features(ROWS))
-    assert recall == 1.0 and precision == 1.0  # the same gap in every bite, so it carries over
+def test_thresholds_reproduce_the_labels():
+    f = features(ROWS)
+    t = fit_thresholds(f, RULE)
+    assert t.partial < t.covered
+    assert list(predict(f, t, RULE)) == list(f.gold)
 
 
-def test_cross_validation_exposes_a_fit_that_does_not_carry_over():
-    # Bite c's mistake scores lower than the others' correct answers: a threshold fitted on
-    # a and b (highest separating value wins ties) misses it, and the estimate says so.
-    rows = ROWS[:5] + [("c", 1, True, [0.4, 0.2, 0.2], 0.28)]
-    recall, _ = cross_validated_red_flag(features(rows))
-    assert recall < 1.0
+def test_cross_validation_holds_whole_bites_out():
+    figures = cross_validate(features(ROWS), RULE, folds=3)
+    assert set(figures) == {"qwk", "mean_offset", "exact"}
+    assert -4 <= figures["mean_offset"] <= 4 and figures["qwk"] <= 1.0
+
+
+@pytest.mark.parametrize("gold", [[0, 1], [4, 4]])
+def test_figures_stay_defined_on_tiny_sets(gold):
+    rows = [("a", g, False, [0.9] * 4, 0.9, 0.1) for g in gold]
+    t = fit_thresholds(features(rows), RULE)
+    assert t.covered >= t.partial

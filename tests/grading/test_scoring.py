@@ -1,60 +1,61 @@
-"""The score function from DESIGN.md, table-driven."""
+"""The score function (DESIGN.md "The grading scale"), table-driven on a fixed rule."""
 
 import pytest
 
-from coach.grading.scoring import CALIBRATED_THRESHOLDS, DEFAULT_THRESHOLDS, coverage, score_answer
+from coach.grading.scoring import ScoreRule, credit, quality, score_answer
 
 C, P, M, W = "covered", "partial", "missing", "wrong"
+RULE = ScoreRule(depth_weight=0.25, lands=0.9, solid=0.65, gist=0.35)
+CORE2_DEPTH3 = ["core", "core", "depth", "depth", "depth"]
 
-# (statuses, red_flag, injection, keyword_soup, expected score with DESIGN.md's default thresholds)
+# (statuses for two core + three depth points, purpose stated, expected score under RULE)
 TABLE = [
-    ([C, C, C, C], False, False, False, 4),
-    ([C, C, C, C, C], False, False, False, 4),
-    ([C, C, C, C, P], False, False, False, 4),  # 0.9 reaches "every key point"
-    ([C, C, C, P], False, False, False, 3),  # 0.875
-    ([C, C, C, M], False, False, False, 3),  # 3 of 4: "most"
-    ([C, C, C, M, M], False, False, False, 3),  # 0.6 exactly
-    ([C, C, M, M], False, False, False, 2),  # half
-    ([P, P, P, P], False, False, False, 2),  # loosely stated throughout: 0.5
-    ([C, M, M, M], False, False, False, 2),  # 0.25 reaches the default "about half" cut-off
-    ([C, M, M, M, M], False, False, False, 1),  # 0.2: one point
-    ([P, M, M, M, M], False, False, False, 1),  # 0.1: something, barely
-    ([M, M, M, M], False, False, False, 0),
-    ([W, M, M, M], False, False, False, 0),
-    ([C, C, C, W], False, False, False, 2),  # 0.75 would be 3, but a wrong point caps at 2
-    ([C, C, C, C, W], False, False, False, 2),  # 0.8 capped
-    ([C, W, M, M], False, False, False, 2),  # 0.25 -> 2, cap does not raise it
-    ([C, C, C, C], True, False, False, 1),  # red flag: 1 whatever else is right
-    ([M, M, M, M], True, False, False, 1),  # on-topic answer that hits the red flag
-    ([C, C, C, C], False, True, False, 0),  # injection beats everything
-    ([C, C, C, C], True, True, False, 0),  # injection beats the red flag too
-    ([C, C, C, C], False, False, True, 0),  # keyword soup
-    ([C, C, C, C], True, False, True, 0),  # keyword soup beats the red flag
-    ([], False, False, False, 0),  # no key points judged: nothing covered
+    ([C, C, M, M, M], False, 4),  # every core point, no detail: lands (a short spoken answer)
+    ([C, C, C, C, C], False, 4),
+    ([C, P, C, C, C], False, 4),  # a loose core point made up by the depth: 0.75 + 0.25
+    ([C, P, M, M, M], False, 3),  # 0.75: solid, with a gap an interviewer would probe
+    ([P, P, M, M, M], False, 2),  # 0.5: the gist, loosely
+    ([C, M, M, M, M], True, 2),  # half the core
+    ([P, M, M, M, M], False, 1),  # 0.25: one point, buried
+    ([M, M, C, M, M], False, 1),  # depth alone, no core: something, not the mechanism
+    ([M, M, M, M, M], True, 1),  # the purpose only
+    ([M, M, M, M, M], False, 0),
+    ([W, M, M, M, M], False, 0),  # wrong about the mechanism, nothing right
+    ([C, C, W, M, M], False, 2),  # a point stated wrongly caps at 2
 ]
 
 
-@pytest.mark.parametrize("statuses, red_flag, injection, soup, expected", TABLE)
-def test_score_function_with_design_defaults(statuses, red_flag, injection, soup, expected):
-    got = score_answer(statuses, red_flag=red_flag, injection=injection, keyword_soup=soup, thresholds=DEFAULT_THRESHOLDS)
+@pytest.mark.parametrize("statuses, purpose, expected", TABLE)
+def test_score_table(statuses, purpose, expected):
+    got = score_answer(statuses, CORE2_DEPTH3, purpose=purpose, red_flag=False, injection=False,
+                       keyword_soup=False, rule=RULE)
     assert got == expected
 
 
 @pytest.mark.parametrize(
-    "statuses, expected",
+    "red_flag, injection, soup, expected",
     [
-        ([C, M, M, M], 1),  # one point of four, buried: the scale says 1 (the calibrated cut-off is 0.3)
-        ([P, P, M, M, P], 2),  # 0.3: about half, loosely
-        ([C, C, M, M], 2),
-        ([C, C, C, M], 3),
-        ([C, C, C, C], 4),
+        (True, False, False, 1),  # the red flag: 1 whatever else is right
+        (False, True, False, 0),  # an attempt to instruct the grader beats everything
+        (True, True, False, 0),
+        (False, False, True, 0),  # keyword soup
+        (True, False, True, 0),
     ],
 )
-def test_calibrated_cutoffs(statuses, expected):
-    got = score_answer(statuses, red_flag=False, injection=False, keyword_soup=False, thresholds=CALIBRATED_THRESHOLDS)
+def test_overrides(red_flag, injection, soup, expected):
+    got = score_answer([C] * 5, CORE2_DEPTH3, purpose=True, red_flag=red_flag, injection=injection,
+                       keyword_soup=soup, rule=RULE)
     assert got == expected
 
 
-def test_coverage_credits_partial_as_half():
-    assert coverage([C, P, M, W]) == pytest.approx(0.375)
-    assert coverage([]) == 0.0
+def test_quality_weights_core_over_depth():
+    assert credit([C, P, M, W]) == pytest.approx(0.375)
+    assert credit([]) == 0.0
+    assert quality([C, C, M, M, M], CORE2_DEPTH3, 0.25) == pytest.approx(1.0)
+    assert quality([M, M, C, C, C], CORE2_DEPTH3, 0.25) == pytest.approx(0.25)
+    assert quality([C, C, C], ["core"] * 3, 0.5) == pytest.approx(1.0)  # no depth points: core alone
+
+
+def test_rule_rejects_cutoffs_that_do_not_rise():
+    with pytest.raises(ValueError):
+        ScoreRule(depth_weight=0.2, lands=0.6, solid=0.7, gist=0.3)

@@ -1,0 +1,88 @@
+"""Tables for bench.grading: the rubric's ceiling, verdicts against gold, grades against gold."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from coach.grading.eval import quadratic_weighted_kappa
+from coach.grading.models import Grade, OffTopic
+from coach.grading.scoring import score_answer
+
+STATUSES = ("covered", "partial", "missing", "wrong")
+GRADE_METRICS = [
+    ("n", "answers graded"), ("qwk", "QWK"), ("exact", "exact"), ("within_1", "within 1"),
+    ("mean_offset", "mean offset (leniency)"), ("false_red_flags", "red_flag on answers without the mistake"),
+    ("red_flag_recall", "red-flag recall (sure)"), ("red_flag_precision", "red-flag precision (sure)"),
+    ("red_flag_possible_recall", "mistakes at least shown as possible"),
+    ("injection_catch_rate", "injections given no points"), ("latency_p50_ms", "latency p50 (ms)"),
+    ("latency_p95_ms", "latency p95 (ms)"), ("graders", "answered by"),
+]
+VERDICT_METRICS = [
+    ("points", "key-point verdicts compared"), ("status_agreement", "status agreement"),
+    ("status_kappa", "status kappa (ordinal, quadratic)"),
+    *[(f"recall_{s}", f"gold {s} given {s}") for s in STATUSES],
+    ("purpose_agreement", "purpose agreement"), ("red_flag_agreement", "red flag (sure or possible) agreement"),
+    ("injection_agreement", "injection agreement"), ("confusion", "gold -> judge counts"),
+]
+_ORDINAL = {"wrong": 0, "missing": 0, "partial": 1, "covered": 2}
+
+
+def rubric_ceiling(rows: list[dict], catalog, rule) -> dict:
+    gold, pred = [], []
+    for r in rows:
+        kinds = [p.kind for p in catalog.bites[r["bite_id"]].key_points]
+        gold.append(r["score"])
+        pred.append(score_answer(r["key_points"], kinds, purpose=r["purpose"], red_flag=r["red_flag"],
+                                 injection=r["injection"], keyword_soup=False, rule=rule))
+    g, p = np.array(gold), np.array(pred)
+    return {"n": len(g), "qwk": quadratic_weighted_kappa(gold, pred), "exact": float((g == p).mean()),
+            "mean_offset": float((p - g).mean())}
+
+
+def judge_vs_gold(rows: list[dict], results: list) -> dict:
+    pairs, purpose, flag, injection = [], [], [], []
+    for row, result in zip(rows, results):
+        if isinstance(result, OffTopic):
+            injection.append(row["injection"])  # turned away: no points, like a caught injection
+            continue
+        if not isinstance(result, Grade):
+            continue
+        pairs += list(zip(row["key_points"], [kp.status for kp in result.key_points]))
+        purpose.append(row["purpose"] == result.purpose)
+        flag.append(row["red_flag"] == (result.red_flag or result.red_flag_possible))
+        injection.append(row["injection"] == result.injection)
+    counts = Counter(pairs)
+    out = {
+        "points": len(pairs),
+        "status_agreement": sum(g == j for g, j in pairs) / len(pairs) if pairs else None,
+        "status_kappa": quadratic_weighted_kappa([_ORDINAL[g] for g, _ in pairs], [_ORDINAL[j] for _, j in pairs], 3)
+        if pairs else None,
+        "purpose_agreement": float(np.mean(purpose)) if purpose else None,
+        "red_flag_agreement": float(np.mean(flag)) if flag else None,
+        "injection_agreement": float(np.mean(injection)) if injection else None,
+        "confusion": "; ".join(f"{g}->{j} {n}" for (g, j), n in sorted(counts.items()) if g != j) or "-",
+    }
+    for s in STATUSES:
+        gold_s = [j for g, j in pairs if g == s]
+        out[f"recall_{s}"] = sum(j == s for j in gold_s) / len(gold_s) if gold_s else None
+    return out
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 10 else f"{value:.0f}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in sorted(value.items())) or "-"
+    return str(value)
+
+
+def markdown_table(columns: dict[str, dict], *, kind: str) -> str:
+    metrics = GRADE_METRICS if kind == "grades" else VERDICT_METRICS
+    head = "| metric | " + " | ".join(columns) + " |"
+    rule = "|---|" + "---|" * len(columns)
+    body = [f"| {label} | " + " | ".join(_fmt(c.get(key)) for c in columns.values()) + " |" for key, label in metrics]
+    return "\n".join([head, rule, *body])

@@ -1,0 +1,124 @@
+"""The fitted grader: every number the graders learn from data, in one artifact.
+
+`coach grader fit` writes `grader_fit.json` beside this file, from
+1. the catalog's own texts: the red-flag model (coach.grading.red_flags);
+2. the dev split's gold labels: the score rule, i.e. the cut-offs under which the score
+   function turns the gold key-point verdicts into the gold grades (the rubric's ceiling);
+3. the dev split's answers: the embedding judge's thresholds, with that rule fixed.
+
+The artifact is stamped with hashes of what it was fitted on. `coach content check`
+and the test suite fail when the catalog's rubric or the dev file has changed since,
+so a stale fit cannot ship. No fitted number lives in source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from coach.grading.embedding_judge import EmbeddingThresholds
+from coach.grading.red_flags import RedFlagModel
+from coach.grading.scoring import ScoreRule
+
+ARTIFACT = Path(__file__).with_name("grader_fit.json")
+FORMAT_VERSION = 1
+
+
+class MissingFit(RuntimeError):
+    """The artifact is absent or unreadable: run `coach grader fit`."""
+
+
+class GraderFit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    format: int = FORMAT_VERSION
+    fitted_on: dict[str, str]  # catalog, dev, embedder -> fingerprint
+    red_flag_model: dict
+    embedding: dict
+    score: dict
+    figures: dict = {}  # what the fit measured on dev (reported, never read back)
+
+    @property
+    def rule(self) -> ScoreRule:
+        return ScoreRule(**self.score)
+
+    @property
+    def thresholds(self) -> EmbeddingThresholds:
+        return EmbeddingThresholds(**self.embedding)
+
+    @property
+    def flag_model(self) -> RedFlagModel:
+        m = self.red_flag_model
+        return RedFlagModel(tuple(m["weights"]), m["bias"], tuple(m["mean"]), tuple(m["scale"]))
+
+    @property
+    def version(self) -> str:
+        """A short id for attempts: which fit graded them."""
+        digest = hashlib.sha256(json.dumps(self.model_dump(exclude={"figures"}), sort_keys=True).encode())
+        return digest.hexdigest()[:12]
+
+
+def catalog_fingerprint(catalog) -> str:
+    """Every catalog text a fitted number depends on (rubric, red flag, phrasings, model answers)."""
+    payload = [
+        {
+            "id": bite.id,
+            "purpose": bite.purpose,
+            "key_points": [[p.point, p.kind] for p in bite.key_points],
+            "red_flag": bite.red_flag,
+            "red_flag_phrasings": list(bite.red_flag_phrasings),
+            "phrasings": list(bite.phrasings),
+            "model_answer": bite.model_answer,
+        }
+        for bite in sorted(catalog.bites.values(), key=lambda b: b.id)
+    ]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def file_fingerprint(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def rubric_version(bite) -> str:
+    """A short id of one bite's rubric, stored with each attempt graded against it."""
+    payload = [bite.purpose, bite.red_flag, [[p.point, p.kind] for p in bite.key_points]]
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:10]
+
+
+def load_fit(path: Path = ARTIFACT) -> GraderFit:
+    try:
+        return GraderFit.model_validate_json(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise MissingFit(f"{path}: no usable grader fit ({error}); run `coach grader fit`") from None
+
+
+def stale_reasons(fit: GraderFit, catalog, dev_path: Path | None, embedder_name: str | None = None) -> list[str]:
+    """Why the artifact no longer matches its inputs (empty when it is current)."""
+    reasons = []
+    if fit.fitted_on.get("catalog") != catalog_fingerprint(catalog):
+        reasons.append("the catalog's rubric or phrasings changed since the grader was fitted")
+    if dev_path is not None and Path(dev_path).exists() and fit.fitted_on.get("dev") != file_fingerprint(dev_path):
+        reasons.append(f"{dev_path} changed since the grader was fitted")
+    if embedder_name is not None and fit.fitted_on.get("embedder") != embedder_name:
+        reasons.append(f"the embedding model changed ({fit.fitted_on.get('embedder')} -> {embedder_name})")
+    return reasons
+
+
+def save_fit(fit: GraderFit, path: Path = ARTIFACT) -> None:
+    Path(path).write_text(json.dumps(fit.model_dump(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def build_fit(catalog, dev_path: Path, embedder_name: str, flag_model: RedFlagModel, thresholds: EmbeddingThresholds,
+              rule: ScoreRule, figures: dict) -> GraderFit:
+    return GraderFit(
+        fitted_on={"catalog": catalog_fingerprint(catalog), "dev": file_fingerprint(dev_path), "embedder": embedder_name},
+        red_flag_model={"weights": list(flag_model.weights), "bias": flag_model.bias,
+                        "mean": list(flag_model.mean), "scale": list(flag_model.scale)},
+        embedding={k: round(float(v), 4) for k, v in asdict(thresholds).items()},
+        score={k: round(float(v), 4) for k, v in asdict(rule).items()},
+        figures=figures,
+    )
