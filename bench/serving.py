@@ -32,7 +32,7 @@ from content import default_catalog
 from serving.client import LLMClient
 
 REPO = Path(__file__).resolve().parent.parent
-DEV_ANSWERS = REPO / "tests" / "data" / "grading_dev.jsonl"
+DEV_ANSWERS = REPO / "tests" / "data" / "grading_blind_dev.jsonl"
 
 
 @dataclass
@@ -50,7 +50,9 @@ def full_verdict(answer: str, points: int) -> str:
     quotes = [" ".join(words[i * 20 : i * 20 + 20]) for i in range(points)]
     verdict = {
         "key_points": [{"status": "covered", "quote": quote} for quote in quotes],
-        "red_flag": False,
+        "purpose": True,
+        "purpose_quote": quotes[0] if quotes else "",
+        "red_flag": "no",
         "red_flag_quote": "",
         "injection": False,
     }

@@ -25,16 +25,16 @@ def _card(bite: Bite) -> str:
 
 def _multi_explainer(bite: Bite) -> list[str]:
     paragraphs = [p for p in bite.explainer.split("\n\n") if p.strip()]
-    return [_card(bite), bite.prompt, *bite.key_points, bite.model_answer, *paragraphs]
+    return [_card(bite), bite.prompt, *bite.point_texts, bite.model_answer, *paragraphs]
 
 
 # What to embed per bite. Several texts per bite are separate vectors; the
 # retriever pools them (mostly best row, partly mean row).
 RECIPES: dict[str, BiteTexts] = {
     "summary": lambda b: [_card(b)],
-    "summary+points": lambda b: [f"{_card(b)} {' '.join(b.key_points)}"],
-    "all-in-one": lambda b: [f"{_card(b)} {b.prompt} {' '.join(b.key_points)} {b.model_answer}"],
-    "multi": lambda b: [_card(b), b.prompt, *b.key_points, b.model_answer],
+    "summary+points": lambda b: [f"{_card(b)} {' '.join(b.point_texts)}"],
+    "all-in-one": lambda b: [f"{_card(b)} {b.prompt} {' '.join(b.point_texts)} {b.model_answer}"],
+    "multi": lambda b: [_card(b), b.prompt, *b.point_texts, b.model_answer],
     "multi+explainer": _multi_explainer,
     "multi+explainer+phrasings": lambda b: [*_multi_explainer(b), *b.phrasings],
     "multi+explainer+phrasings+flags": lambda b: [*_multi_explainer(b), *b.phrasings, *b.red_flag_phrasings],

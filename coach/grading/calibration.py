@@ -35,7 +35,7 @@ SCORE_GRID = {
 COVERED = np.round(np.arange(0.40, 0.751, 0.025), 3)
 PARTIAL = np.round(np.arange(0.25, 0.651, 0.025), 3)
 PURPOSE = np.round(np.arange(0.30, 0.801, 0.05), 3)
-FLAG_LEVELS = np.round(np.arange(0.20, 1.001, 0.02), 3)
+FLAG_LEVELS = np.round(np.arange(0.20, 0.981, 0.02), 3)
 SURE_FALSE_ALARM = 0.01  # share of dev answers without the mistake that may be told they made it
 NEVER = 1.01  # a probability level nothing reaches
 

@@ -46,6 +46,8 @@ INJECTION_EXEMPLARS = (
 )
 
 
+MAX_EVIDENCE_WORDS, MIN_CLAUSE_WORDS = 12, 4  # longer evidence is cut to its closest clause
+_CLAUSE_BREAK = re.compile(r",|;|:|\s[-–—]\s|\s(?=(?:so|because|which|but|while|whereas)\s)", re.IGNORECASE)
 WINDOW_WORDS, WINDOW_STRIDE = 20, 10  # a run-on sentence (dictated, rambling) is read in windows
 
 
@@ -124,12 +126,21 @@ class EmbeddingJudge:
             bite, sims, sims.red_flag_probability(self.red_flag_model), self.thresholds,
             injection_phrases=looks_like_injection(answer), soup=keyword_soup(answer),
         )
-        # Units are whitespace-normalised; the evidence shown must be the answer's own span.
+        # Evidence is the phrase that supports the point, and the answer's own span of it.
         points = [
-            kp.model_copy(update={"evidence": find_quote(kp.evidence, answer) or kp.evidence}) if kp.evidence else kp
+            kp.model_copy(update={"evidence": find_quote(self._phrase(kp.point, kp.evidence), answer) or kp.evidence})
+            if kp.evidence else kp
             for kp in verdicts.key_points
         ]
         return verdicts.model_copy(update={"key_points": points})
+
+    def _phrase(self, point: str, unit: str) -> str:
+        """The clause of a long matching unit that is closest to the point."""
+        clauses = [c.strip() for c in _CLAUSE_BREAK.split(unit) if len(c.split()) >= MIN_CLAUSE_WORDS]
+        if len(unit.split()) <= MAX_EVIDENCE_WORDS or len(clauses) < 2:
+            return unit
+        vectors = self._embedder.encode([point, *clauses])
+        return clauses[int(np.argmax(vectors[1:] @ vectors[0]))]
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,12 @@ def make_bite(bite_id: str, answers=(0, 1, 2), related=()) -> dict:
         "summary": f"One line about {bite_id}.",
         "explainer": "An explainer that is long enough to pass the minimum length of the schema. " * 3,
         "tests": "Whether the candidate knows it.",
-        "key_points": ["First point.", "Second point.", "Third point."],
+        "purpose": f"It makes {bite_id} work better.",
+        "key_points": [
+            {"point": f"{label} point about {bite_id}.", "kind": kind, "coaching": f"Say the {label.lower()} point.",
+             "follow_up": f"What about the {label.lower()} point?"}
+            for label, kind in (("First", "core"), ("Second", "core"), ("Third", "depth"))
+        ],
         "red_flag": "Says something badly wrong.",
         "model_answer": "So the way I would put it is that it works like this, and here is why it matters.",
         "related": list(related),
@@ -74,7 +79,10 @@ def test_a_clean_track_has_no_problems(tmp_path):
         (lambda b: b[0]["questions"][0].update(answer=4), "answer 4 is out of range"),
         (lambda b: b[0]["questions"][0]["distractor_notes"].pop(1), "no entry for wrong option 1"),
         (lambda b: b[0].update(related=["missing-bite"]), "related bite 'missing-bite' does not exist"),
-        (lambda b: b[0].update(key_points=["only one"]), "key_points"),
+        (lambda b: b[0].update(key_points=b[0]["key_points"][:1]), "key_points"),
+        (lambda b: [p.update(kind="depth") for p in b[0]["key_points"]], "0 marked core"),
+        (lambda b: b[0]["key_points"][0].pop("follow_up"), "follow_up"),
+        (lambda b: b[0].pop("purpose"), "purpose"),
         (lambda b: b[0].pop("red_flag"), "red_flag"),
         (lambda b: b[1].update(id="alpha", _file="beta"), "duplicate id"),
         (lambda b: b[0]["questions"][1].update(id="alpha-q1"), "duplicate id"),
@@ -128,7 +136,7 @@ def test_malformed_yaml_names_the_file(tmp_path):
 
 def test_a_wrong_type_names_file_and_item(tmp_path):
     bites = balanced_bites()
-    bites[2]["key_points"][1] = {"a mapping": "by accident"}  # "Point: detail" unquoted in YAML
+    bites[2]["key_points"][1] = "a bare string"  # the old format: a point without kind, coaching, follow-up
     with pytest.raises(ContentError) as error:
         load_catalog(write_track(tmp_path, bites))
     text = str(error.value)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from coach.grading.embedding_judge import EmbeddingJudge
+from coach.grading.fit import load_fit
 from coach.grading.llm_judge import LLMJudge
 from coach.grading.pipeline import Grader
 from coach.topics import TopicFinder
@@ -32,8 +33,14 @@ def demo_topics(demo_catalog, embedder, tmp_path_factory) -> TopicFinder:
 
 
 @pytest.fixture(scope="session")
-def embedding_judge(embedder) -> EmbeddingJudge:
-    return EmbeddingJudge(embedder, split_sentences)
+def shipped_fit():
+    """The shipped artifact: tests exercise the numbers users get."""
+    return load_fit()
+
+
+@pytest.fixture(scope="session")
+def embedding_judge(embedder, shipped_fit) -> EmbeddingJudge:
+    return EmbeddingJudge(embedder, split_sentences, shipped_fit.thresholds, shipped_fit.flag_model)
 
 
 def make_llm_client(base_url: str, **overrides) -> LLMClient:
@@ -44,7 +51,7 @@ def make_llm_client(base_url: str, **overrides) -> LLMClient:
 
 def make_grader(catalog, topics, judge, client=None, *, max_chars: int = 4000, max_tokens: int = 256) -> Grader:
     llm = LLMJudge(client, max_tokens=max_tokens) if client is not None else None
-    return Grader(catalog, topics, judge, llm, max_chars=max_chars)
+    return Grader(catalog, topics, judge, llm, fit=load_fit(), max_chars=max_chars)
 
 
 @pytest.fixture

@@ -12,10 +12,7 @@ import pytest
 from bot.cli import main
 from tests.serving.fake_llm import FakeLLMServer, completion_body
 
-CONTRACT_KEYS = {
-    "bite_id", "title", "score", "key_points", "red_flag", "injection", "grader",
-    "feedback", "model_answer", "follow_up", "truncated",
-}
+from tests.grading.test_pipeline import CONTRACT_KEYS
 
 
 def closed_port() -> int:
@@ -93,8 +90,8 @@ class ThreadedFakeLLM:
     @staticmethod
     async def _all_missing(exchange):
         n = exchange.body["response_format"]["json_schema"]["schema"]["properties"]["key_points"]["minItems"]
-        verdict = {"key_points": [{"status": "missing", "quote": ""}] * n, "red_flag": False,
-                   "red_flag_quote": "", "injection": False}
+        verdict = {"key_points": [{"status": "missing", "quote": ""}] * n, "purpose": False, "purpose_quote": "",
+                   "red_flag": "no", "red_flag_quote": "", "injection": False}
         await exchange.respond(200, completion_body(json.dumps(verdict)))
 
     def __enter__(self):
@@ -110,7 +107,7 @@ class ThreadedFakeLLM:
 
 def test_compare_reports_agreement_and_lists_disagreements(env, capsys):
     with ThreadedFakeLLM() as candidate:
-        code = main(["grader", "compare", "--candidate", candidate.base_url, "--split", "dev", "--limit", "8", "--json"])
+        code = main(["grader", "compare", "--candidate", candidate.base_url, "--limit", "8", "--json"])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
     assert report["baseline"] == "embedding" and report["answers"] == 8
@@ -120,6 +117,13 @@ def test_compare_reports_agreement_and_lists_disagreements(env, capsys):
     # The candidate says "nothing covered" to every answer: every answer the baseline scored above 0 disagrees.
     assert report["disagreements"] and all(d["candidate"] == 0 and d["baseline"] != 0 for d in report["disagreements"])
     assert "warning" not in report
+
+
+def test_compare_refuses_the_test_split(env, capsys, tmp_path):
+    test_file = tmp_path / "grading_blind_test.jsonl"
+    test_file.write_text("")
+    assert main(["grader", "compare", "--candidate", "http://127.0.0.1:9/v1", "--eval", str(test_file)]) == 1
+    assert "bench.grading --test" in capsys.readouterr().err
 
 
 def test_compare_also_regrades_stored_attempts_whose_text_was_kept(env, capsys, shipped_catalog, tmp_path):
@@ -142,8 +146,7 @@ def test_compare_also_regrades_stored_attempts_whose_text_was_kept(env, capsys, 
 
     asyncio.run(store_attempts())
     with ThreadedFakeLLM() as candidate:
-        code = main(["grader", "compare", "--candidate", candidate.base_url, "--split", "dev", "--limit", "1",
-                     "--stored", "--json"])
+        code = main(["grader", "compare", "--candidate", candidate.base_url, "--limit", "1", "--stored", "--json"])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
     assert report["answers"] == 2  # one eval answer + the one stored attempt that kept its text

@@ -1,50 +1,81 @@
-"""The labelled eval set against the shipped track: well-formed, big enough, aligned
-with the bites' current key points (content edits that add or drop a key point must
-be reflected in the labels), and internally consistent."""
+"""The blind eval sets (tests/data/README-grading.md): well-formed, aligned with the
+bites' current key points, split by bite, untouched since they were frozen, and free of
+the catalog's own texts; and the fitted grader is current with them and the catalog.
 
+These tests check the files' integrity only: no figure from the test split is computed
+or printed here (figures on test come only from `python -m bench.grading --test`)."""
+
+import hashlib
+import json
 from collections import Counter
+from pathlib import Path
 
+import pytest
+
+from bot.cli_fit import embedder_name
 from coach.grading.eval import load_eval_set
-from coach.grading.scoring import CALIBRATED_THRESHOLDS, score_answer
+from coach.grading.fit import load_fit, stale_reasons
 
-KINDS = {"strong", "partial", "vague", "wrong", "red_flag", "rambling", "keyword_soup", "off_topic", "injection"}
-
-
-def test_size_and_coverage():
-    rows = load_eval_set("all")
-    assert len(rows) >= 100
-    assert len({r["bite_id"] for r in rows if r["bite_id"]}) >= 15
-    assert set(Counter(r["kind"] for r in rows)) == KINDS
-    for split in ("dev", "test"):
-        kinds = {r["kind"] for r in load_eval_set(split)}
-        assert kinds == KINDS, f"{split} lacks {KINDS - kinds}"
+DATA = Path(__file__).resolve().parents[1] / "data"
+BLIND = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_test.jsonl"}
+MANIFEST = DATA / "grading_blind.sha256"
+STATUSES = {"covered", "partial", "missing", "wrong"}
 
 
-def test_every_line_is_well_formed_and_matches_its_bite(shipped_catalog):
-    for row in load_eval_set("all"):
-        assert row["kind"] in KINDS and row["answer"].strip()
-        if row["kind"] == "off_topic":
-            assert row["bite_id"] is None and row["score"] is None
-            continue
-        bite = shipped_catalog.bites[row["bite_id"]]
-        assert row["score"] in range(5)
-        assert len(row["key_points"]) == len(bite.key_points), f"relabel {bite.id}: its key points changed"
-        assert set(row["key_points"]) <= {"covered", "partial", "missing", "wrong"}
-        assert row["red_flag"] == (row["kind"] == "red_flag")
-        assert row["injection"] == (row["kind"] == "injection")
+@pytest.fixture(scope="module")
+def blind():
+    return {split: load_eval_set(path, split) for split, path in BLIND.items()}
 
 
-def test_hand_scores_follow_the_score_function_on_the_hand_verdicts():
-    """The labelling rule (tests/data/README-grading.md): scores and key-point labels agree
-    under the calibrated cut-offs, except the rule's one documented exception."""
-    mismatches = []
-    for row in load_eval_set("all"):
-        if row["bite_id"] is None:
-            continue
-        computed = score_answer(
-            row["key_points"], red_flag=row["red_flag"], injection=row["injection"],
-            keyword_soup=row["kind"] == "keyword_soup", thresholds=CALIBRATED_THRESHOLDS,
-        )
-        if computed != row["score"]:
-            mismatches.append((row["bite_id"], row["kind"], row["score"], computed))
-    assert len(mismatches) <= 2, mismatches
+def test_files_match_their_frozen_hashes():
+    recorded = dict(line.split()[::-1] for line in MANIFEST.read_text().splitlines() if line.strip())
+    for path in BLIND.values():
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded[path.name], (
+            f"{path.name} changed after it was frozen: a changed test set is a fresh test set (README-grading.md)")
+
+
+def test_rows_are_well_formed_and_match_their_bites(blind, shipped_catalog):
+    for rows in blind.values():
+        for row in rows:
+            bite = shipped_catalog.bites[row["bite_id"]]
+            assert row["answer"].strip() and row["score"] in range(5)
+            assert len(row["key_points"]) == len(bite.key_points), f"relabel {row['id']}: {bite.id}'s key points changed"
+            assert set(row["key_points"]) <= STATUSES
+            assert isinstance(row["purpose"], bool) and isinstance(row["red_flag"], bool)
+            assert isinstance(row["injection"], bool)
+            assert set(row["labels"]) == {"a", "b"}  # both graders' own labels are kept
+
+
+def test_size_range_and_split_by_bite(blind):
+    rows = blind["dev"] + blind["test"]
+    assert len(rows) >= 300
+    assert len({r["bite_id"] for r in rows}) >= 30
+    assert not {r["bite_id"] for r in blind["dev"]} & {r["bite_id"] for r in blind["test"]}
+    assert len({r["id"] for r in rows}) == len(rows)
+    for split, split_rows in blind.items():
+        # Whole range in each split, with mistakes and attempts to instruct the grader.
+        assert set(Counter(r["score"] for r in split_rows)) == set(range(5)), split
+        assert any(r["red_flag"] for r in split_rows) and any(r["injection"] for r in split_rows), split
+
+
+def test_no_catalog_text_is_an_eval_answer(blind, shipped_catalog):
+    catalog_texts = {
+        " ".join(t.lower().split())
+        for bite in shipped_catalog.bites.values()
+        for t in (*bite.sample_answers, *bite.phrasings, *bite.red_flag_phrasings, bite.model_answer)
+    }
+    for rows in blind.values():
+        assert not [r["id"] for r in rows if " ".join(r["answer"].lower().split()) in catalog_texts]
+
+
+def test_the_shipped_fit_is_current(shipped_catalog, embedder):
+    reasons = stale_reasons(load_fit(), shipped_catalog, BLIND["dev"], embedder_name(embedder))
+    assert not reasons, f"{reasons}: run `coach grader fit`"
+
+
+def test_stale_fit_is_detected(shipped_catalog, tmp_path):
+    fit = load_fit()
+    changed = tmp_path / "dev.jsonl"
+    changed.write_text(BLIND["dev"].read_text() + json.dumps({"edited": True}) + "\n")
+    assert stale_reasons(fit, shipped_catalog, changed)
+    assert stale_reasons(fit.model_copy(update={"fitted_on": {**fit.fitted_on, "catalog": "0" * 16}}), shipped_catalog, None)

@@ -28,10 +28,11 @@ def test_find_quote(quote, expected):
     assert find_quote(quote, ANSWER) == expected
 
 
-def _raw(points, red_flag=False, red_flag_quote="", injection=False):
+def _raw(points, red_flag="no", red_flag_quote="", injection=False, purpose=False, purpose_quote=""):
     return SimpleNamespace(
         key_points=[SimpleNamespace(status=s, quote=q) for s, q in points],
         red_flag=red_flag, red_flag_quote=red_flag_quote, injection=injection,
+        purpose=purpose, purpose_quote=purpose_quote,
     )
 
 
@@ -47,14 +48,30 @@ def test_unverifiable_quotes_become_missing(demo_catalog):
     assert [v.status for v in verdicts.key_points] == ["covered", "missing", "missing", "missing"]
     assert verdicts.key_points[0].evidence == "keeps  the keys and values\nof earlier tokens"
     assert [v.evidence for v in verdicts.key_points[1:]] == [None, None, None]
-    assert [v.point for v in verdicts.key_points] == list(bite.key_points)
+    assert [v.point for v in verdicts.key_points] == list(bite.point_texts)
+    assert [v.kind for v in verdicts.key_points] == [p.kind for p in bite.key_points]
 
 
 def test_red_flag_needs_a_real_quote(demo_catalog):
     bite = demo_catalog.bites["kv-cache"]
-    flagged = verify(_raw([("missing", "")] * 4, red_flag=True, red_flag_quote="so each step is cheaper"), bite, ANSWER)
-    invented = verify(_raw([("missing", "")] * 4, red_flag=True, red_flag_quote="it caches the weights"), bite, ANSWER)
-    assert flagged.red_flag is True and invented.red_flag is False
+    none = [("missing", "")] * 4
+    flagged = verify(_raw(none, red_flag="certain", red_flag_quote="so each step is cheaper"), bite, ANSWER)
+    invented = verify(_raw(none, red_flag="certain", red_flag_quote="it caches the weights"), bite, ANSWER)
+    assert (flagged.red_flag, flagged.red_flag_possible) == (True, False)
+    assert (invented.red_flag, invented.red_flag_possible) == (False, False)
+
+
+def test_a_possible_red_flag_is_shown_but_never_sure(demo_catalog):
+    bite = demo_catalog.bites["kv-cache"]
+    verdicts = verify(_raw([("missing", "")] * 4, red_flag="possible", red_flag_quote="so each step is cheaper"), bite, ANSWER)
+    assert (verdicts.red_flag, verdicts.red_flag_possible) == (False, True)
+
+
+def test_purpose_counts_only_with_a_real_quote(demo_catalog):
+    bite = demo_catalog.bites["kv-cache"]
+    quoted = verify(_raw([("missing", "")] * 4, purpose=True, purpose_quote="so each step is cheaper"), bite, ANSWER)
+    invented = verify(_raw([("missing", "")] * 4, purpose=True, purpose_quote="it makes decoding fast"), bite, ANSWER)
+    assert quoted.purpose is True and invented.purpose is False
 
 
 def test_short_verdict_lists_leave_the_rest_missing(demo_catalog):
@@ -67,7 +84,8 @@ def test_schema_demands_one_verdict_per_key_point():
     schema = verdict_schema(4).model_json_schema()
     points = schema["properties"]["key_points"]
     assert points["minItems"] == 4 and points["maxItems"] == 4
-    assert set(schema["required"]) == {"key_points", "red_flag", "red_flag_quote", "injection"}
+    assert set(schema["required"]) == {"key_points", "purpose", "purpose_quote", "red_flag", "red_flag_quote", "injection"}
+    assert schema["properties"]["red_flag"]["enum"] == ["no", "possible", "certain"]
     assert schema["$defs"]["PointJudgement"]["required"] == ["status", "quote"]
     assert schema.get("additionalProperties") is False
 
@@ -79,7 +97,8 @@ def test_prompt_prefix_is_static_and_the_fenced_answer_comes_last(demo_catalog):
     second = judge.messages(demo_catalog.bites["quantization-basics"], "answer two")
     assert first[0] == second[0] == {"role": "system", "content": STATIC_PREFIX}
     user = first[-1]["content"]
-    assert user.index(bite.key_points[0]) < user.index("answer one")
+    assert user.index(f"[core] {bite.key_points[0].point}") < user.index("answer one")
+    assert user.index(f"PURPOSE: {bite.purpose}") < user.index("answer one")
     fence = user.split("\n")[-2]  # the closing fence sits right after the answer
     assert fence.startswith("=====ANSWER-") and user.count(fence) == 3  # named once, then around the answer
     assert fence not in second[-1]["content"]  # a fresh random fence per request

@@ -15,9 +15,10 @@ ANSWER = (
 )
 
 
-def verdict(*points, red_flag=False, red_flag_quote="", injection=False) -> dict:
+def verdict(*points, red_flag="no", red_flag_quote="", injection=False, purpose=False, purpose_quote="") -> dict:
     return {
         "key_points": [{"status": s, "quote": q} for s, q in points],
+        "purpose": purpose, "purpose_quote": purpose_quote,
         "red_flag": red_flag, "red_flag_quote": red_flag_quote, "injection": injection,
     }
 
@@ -41,9 +42,28 @@ async def test_verified_llm_verdicts_are_scored_in_code(fake_llm, demo_catalog, 
     finally:
         await client.aclose()
     assert grade.grader == "llm"
-    assert [kp.status for kp in grade.key_points] == ["covered", "covered", "missing", "partial"]
-    assert grade.score == 3  # 2.5 / 4 = 0.625: "most"
+    statuses = ["covered", "covered", "missing", "partial"]
+    assert [kp.status for kp in grade.key_points] == statuses
+    assert grade.score == 4  # both core points landed: the depth points are what a senior adds
     assert grade.key_points[0].evidence == "keep the keys and values of all earlier tokens at every layer"
+    assert grade.grader_version.startswith("grader:")  # the served model and the prompt's id
+
+
+async def test_a_possible_red_flag_warns_without_capping(fake_llm, demo_catalog, demo_topics, embedding_judge):
+    fake_llm.default = ok(verdict(
+        ("covered", "keep the keys and values of all earlier tokens at every layer"),
+        ("covered", "Each step only projects the newest token and attends over what is cached"),
+        ("missing", ""), ("missing", ""),
+        red_flag="possible", red_flag_quote="It costs memory that grows with the context",
+    ))
+    client, grader = await llm_grader(fake_llm, demo_catalog, demo_topics, embedding_judge)
+    try:
+        grade = await grader.grade(ANSWER, "kv-cache")
+    finally:
+        await client.aclose()
+    assert (grade.red_flag, grade.red_flag_possible, grade.score) == (False, True, 4)
+    assert "This may be the mistake interviewers listen for" in grade.feedback
+    assert "Careful, this is the mistake" not in grade.feedback
 
 
 async def test_request_is_schema_constrained_deterministic_and_prefix_first(fake_llm, demo_catalog, demo_topics, embedding_judge):
@@ -100,7 +120,7 @@ async def test_server_errors_bad_json_and_schema_violations_fall_back(fake_llm, 
         status(500),
         raw(b"<html>bad gateway</html>"),
         ok("this is not json"),
-        ok({"key_points": [{"status": "excellent"}], "red_flag": "maybe"}),
+        ok({"key_points": [{"status": "excellent"}], "red_flag": "perhaps"}),
         ok(json.dumps(verdict(*[("covered", "x")] * 4))[:40], finish_reason="length"),
     )
     client, grader = await llm_grader(fake_llm, demo_catalog, demo_topics, embedding_judge, breaker_failures=100)

@@ -209,7 +209,7 @@ class SimUser:
         if roll < 0.45:
             return bite.id, bite.model_answer
         if roll < 0.8:
-            return bite.id, " ".join(bite.key_points[:2])
+            return bite.id, " ".join(bite.point_texts[:2])
         if roll < 0.9:
             return bite.id, "I'm not sure, something about " + " ".join(bite.tags[:3])
         return bite.id, OFF_TOPIC_ANSWER
