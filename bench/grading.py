@@ -40,6 +40,12 @@ SPLITS = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind
 DEV_OUT = Path("docs/bench/grading.md")
 TEST_LOG = Path("docs/bench/grading_test_log.md")
 NOTES_MARKER = "<!-- notes: kept across re-runs -->"
+LOG_HEADER = """# Grading: every read of the blind test split
+
+Appended by `python -m bench.grading --test`, the only code that reads
+`tests/data/grading_blind_test.jsonl` for anything but its integrity hash. Nothing is
+chosen after a read; a design change after a read needs a fresh test set.
+"""
 
 
 def commit() -> str:
@@ -132,8 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if split == "test":
         log = TEST_LOG.read_text(encoding="utf-8") if TEST_LOG.exists() else ""
-        entry = f"\n### Read {sum(1 for line in log.splitlines() if line.startswith('### Read')) + 1}\n\n{text}"
-        TEST_LOG.write_text((log or "# Grading: every read of the blind test split\n") + entry, encoding="utf-8")
+        number = sum(1 for line in log.splitlines() if line.startswith("### Read")) + 1
+        entry = (f"\n### Read {number}: {started:%Y-%m-%d %H:%M} UTC, commit {commit()}\n\n"
+                 f"Command: `.venv/bin/python -m bench.grading {' '.join(args.argv)}`\n\n{text}")
+        TEST_LOG.write_text((log or LOG_HEADER) + entry, encoding="utf-8")
         return 0
     old = DEV_OUT.read_text(encoding="utf-8") if DEV_OUT.exists() else ""
     notes = old[old.index(NOTES_MARKER):] if NOTES_MARKER in old else NOTES_MARKER + "\n"

@@ -86,10 +86,7 @@ def grade(result, *, draft: str | None = None, alternatives=(), retrieved: bool 
         fields.append(Field("Missed", "\n".join(missed)))
     if wrong:
         fields.append(Field("Stated wrongly", "\n".join(wrong)))
-    if result.red_flag:
-        fields.append(Field("Red flag", "Your answer hit the mistake that ends this conversation in an interview."))
-    if result.injection:
-        fields.append(Field("Not graded", "The answer tried to give the grader instructions, so it scores 0."))
+    # The red flag, a possible red flag and an injection are said once, in the feedback (the description).
     fields.append(Field("Model answer", result.model_answer))
     fields.append(Field("Follow-up an interviewer would ask", result.follow_up))
     grader_note = (

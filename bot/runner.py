@@ -9,14 +9,14 @@ from coach.logs import configure_logging
 
 
 def prepare(console: bool = False):
-    """Settings and logging for a run. In the console, logs stay at WARNING so they do
-    not interleave with the conversation."""
+    """Settings and logging for a run. In the console, log lines go to a file under the
+    data folder (`console.log`), never into the conversation."""
     settings = get_settings()
-    configure_logging(settings)
     if console:
-        import logging
-
-        logging.getLogger().setLevel(max(logging.WARNING, logging.getLogger().level))
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        configure_logging(settings, path=settings.data_dir / "console.log")
+    else:
+        configure_logging(settings)
     return settings
 
 

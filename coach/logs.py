@@ -61,10 +61,15 @@ class SecretFilter(logging.Filter):
         return True
 
 
-def configure_logging(settings, stream=None) -> None:
-    stream = stream or sys.stderr
-    use_json = settings.log_format == "json" or (settings.log_format == "auto" and not stream.isatty())
-    handler = logging.StreamHandler(stream)
+def configure_logging(settings, stream=None, path=None) -> None:
+    """Log to `stream` (default stderr), or append JSON lines to the file at `path`."""
+    if path is not None:
+        handler = logging.FileHandler(path, encoding="utf-8")
+        use_json = settings.log_format != "console"
+    else:
+        stream = stream or sys.stderr
+        use_json = settings.log_format == "json" or (settings.log_format == "auto" and not stream.isatty())
+        handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter() if use_json else ConsoleFormatter())
     token = settings.discord_token.get_secret_value() if settings.discord_token else ""
     handler.addFilter(SecretFilter([token]))

@@ -46,15 +46,31 @@ _ADDRESS_GRADER = (
     r"\brole\s*-?\s*play\b",
     r"\b(developer|god|debug|admin)\s+mode\b",
     r"\bjailbreak\w*\b",
-    r"\b(dear|note to the|attention|hey|to the)\s+(grader|judge|evaluator|examiner|model|ai)\b",
+    # "to the model" and "attention model" are ordinary ML talk: only a grader is addressed that way.
+    r"\b(dear|hey|note to the)\s+(grader|judge|evaluator|examiner|model|ai)\b",
+    r"\b(attention|to the)\s+(grader|judge|evaluator|examiner)\b",
     r"\b(grader|judge|evaluator|examiner)\s*(:|,|must|should|will|please)",
     r"\b(grading|scoring|evaluation)\s+(instructions?|rubric|rules|note|override)\b",
     r"\bthis answer (is|was)\s+(already\s+)?(graded|scored|verified|approved|correct)\b",
     r"\bred\s*_?\s*flag\s*(=|:)\s*(false|no|0)\b",
     r"\binjection\s*(=|:)\s*(false|no|0)\b",
-    r"\b(system|assistant)\s+(message|override|prompt override)\b",
+    r"\b(system|assistant)\s+(override|prompt override)\b",  # not "system message": prompt-design talk
     r"\bend of (the\s+)?(answer|user input|data|fence)\b",
     r"\bnew task\b",
+    # Notes addressed to whoever scores the answer, and what they ask for.
+    r"\b(note|notes|message|instructions?|memo)\s+(to|for)\s+(the\s+)?(\w+\s+){0,2}"
+    r"(grader|evaluator|judge|examiner|scorer|reviewer|marker|grading system|ai)\b",
+    r"\b(grader|evaluator|judge|examiner|scorer|marker|grading|system|reviewer)\s+(note|notice|instruction|override)\b",
+    r"\bmark\s+(this|the|my)\s+(\w+\s+){0,2}(answer|response|submission)\s+as\s+(\w+\s+)?"
+    r"(correct|complete|perfect|passing|excellent)\b",
+    r"\bset\s+(the\s+)?(score|grade|rating|mark)\s+(to|at|as)\b",
+    r"\b(record|give|assign|award|enter)\s+(it|this|them|the candidate)?\s*(the\s+|a\s+)?"
+    r"(highest|top|maximum|max|full|best|perfect)\s+(possible\s+)?(grade|score|marks?|rating)\b",
+    r"\b(do not|don t|dont|never)\s+(deduct|penali[sz]e|subtract|dock)\b",
+    r"\bpre\s*(validated|reviewed|approved|graded|scored|verified)\b",
+    r"\b(every|all|each)\s+(\w+\s+)?(criteri(on|a)|rubric\s+points?|rubric\s+items?)\s+(as\s+|were\s+|was\s+|is\s+|are\s+)?"
+    r"(met|covered|satisfied|passed)\b",
+    r"\b(rubric|grading)\s+(points?|criteria|service|items?)\b",
 )
 _STRUCTURAL = (
     r'"\s*(score|status|red_?flag|injection|key_?points|verdicts?|evidence|grade)\s*"\s*:',
@@ -64,10 +80,11 @@ _STRUCTURAL = (
     r"</?\s*(system|instructions?|rubric|answer|fence)\s*>",
     r"^\s*#{1,4}\s*(rubric|instructions?|system|grading)",
 )
+# Letters only: the haystack has digits read as letters, so "giveme4" would match "give me a".
 _SQUASHED = (
     "ignorepreviousinstructions", "ignoreallpreviousinstructions", "ignoreallinstructions",
     "ignoreyourinstructions", "disregardpreviousinstructions", "ignoretheabove", "ignoreabove",
-    "ignoretherubric", "scorethis4", "scoreme4", "givethis4", "giveme4", "fullmarks", "perfectscore",
+    "ignoretherubric", "fullmarks", "perfectscore",
     "allkeypointscovered", "youarenowthegrader", "developermode",
 )
 _ADDRESS_RE = [re.compile(p) for p in _ADDRESS_GRADER]

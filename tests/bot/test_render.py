@@ -64,10 +64,14 @@ def test_grade_quotes_the_users_words_for_landed_points():
     grade = Grade(bite_id="kv-cache", title="The KV cache", score=3,
                   key_points=[KeyPointVerdict(point="Stores keys and values", status="covered", evidence="keeps K and V"),
                               KeyPointVerdict(point="Memory grows", status="missing", evidence=None)],
-                  red_flag=True, injection=False, grader="llm", feedback="Good.", model_answer="M", follow_up="F?",
-                  truncated=False)
-    fields = {f.name: f.value for f in render.grade(grade).embed.fields}
-    assert '"keeps K and V"' in fields["Landed"] and "Memory grows" in fields["Missed"] and "Red flag" in fields
+                  red_flag=True, injection=False, grader="llm", model_answer="M", follow_up="F?", truncated=False,
+                  feedback="Careful, this is the mistake interviewers listen for: says it stores weights.")
+    embed = render.grade(grade).embed
+    fields = {f.name: f.value for f in embed.fields}
+    assert '"keeps K and V"' in fields["Landed"] and "Memory grows" in fields["Missed"]
+    # Said once: the red flag in the description (the feedback), the points in the fields.
+    assert grade.feedback in embed.description and "Red flag" not in fields
+    assert "Stores keys and values" not in embed.description and "Memory grows" not in embed.description
     assert render.grade(grade).embed.footer == "Graded by the LLM grader."
 
 

@@ -39,7 +39,12 @@ def bite_doc(bite_id: str, n_questions: int) -> dict:
         "summary": f"A short summary of {title.lower()} for tests.",
         "explainer": f"{title} is a made-up topic used by the engine tests. " * 4,
         "tests": "Whether the candidate can explain the idea plainly.",
-        "key_points": ["first point", "second point", "third point"],
+        "purpose": f"It makes {title.lower()} useful in production.",
+        "key_points": [
+            {"point": f"The {n} point about {title.lower()}.", "kind": kind,
+             "coaching": f"Say the {n} point plainly.", "follow_up": f"What is the {n} point?"}
+            for n, kind in (("first", "core"), ("second", "core"), ("third", "depth"))
+        ],
         "red_flag": "Confusing this with something else entirely.",
         "model_answer": f"In an interview I would say {title.lower()} works like this, step by step, with one example.",
         "questions": [

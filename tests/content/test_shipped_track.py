@@ -51,8 +51,9 @@ def test_cli_check_passes_and_export_has_the_contract_shape():
     track = next(t for t in data["tracks"] if t["id"] == "inference")
     assert set(track) == {"id", "title", "bites", "questions"}
     bite = track["bites"][0]
-    assert {"id", "track", "title", "prompt", "tags", "summary", "explainer", "tests", "key_points",
+    assert {"id", "track", "title", "prompt", "tags", "summary", "explainer", "tests", "purpose", "key_points",
             "red_flag", "red_flag_phrasings", "model_answer", "phrasings", "sample_answers", "related"} == set(bite)
+    assert set(bite["key_points"][0]) == {"point", "kind", "coaching", "follow_up"}
     question = track["questions"][0]
     assert {"id", "bite_id", "stem", "options", "answer", "explanation", "distractor_notes"} == set(question)
 

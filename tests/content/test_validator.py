@@ -150,10 +150,12 @@ def test_rendered_question_lists_lettered_options():
     assert "**D.** Option z" in text
 
 
-def test_an_over_indented_key_point_is_caught(tmp_path):
-    root = write_track(tmp_path, balanced_bites())
+def test_an_over_indented_list_line_is_caught(tmp_path):
+    bites = balanced_bites()
+    bites[2]["phrasings"] = ["One way to say it.", "Another way to say it."]
+    root = write_track(tmp_path, bites)
     path = root / "demo" / "gamma.yaml"
-    text = path.read_text().replace("- Second point.", "  - Second point.")
+    text = path.read_text().replace("- Another way to say it.", "  - Another way to say it.")
     path.write_text(text)
     found = messages(root)
     assert any("gamma.yaml" in m and "swallowed the next '- ' line" in m for m in found), found

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from coach.grading.embedding_judge import EmbeddingJudge
 from coach.grading.red_flags import RedFlagModel, red_flag_claims, training_set
 from retrieval import split_sentences
 
@@ -22,11 +21,6 @@ def test_red_flag_claims_drop_the_lead_verb_and_the_correction():
     assert claims == ["the cache stores the weights"]
 
 
-@pytest.fixture(scope="module")
-def judge(embedder):
-    return EmbeddingJudge(embedder, split_sentences)
-
-
 @pytest.mark.parametrize(
     ("answer", "flagged"),
     [
@@ -36,10 +30,14 @@ def judge(embedder):
         ("It is not a response cache and it never stores weights; it holds the keys and values of past tokens.", False),
     ],
 )
-def test_shipped_model_tells_the_mistake_from_the_correct_idea(judge, shipped_catalog, answer, flagged):
+def test_shipped_model_tells_the_mistake_from_the_correct_idea(embedding_judge, shipped_catalog, answer, flagged):
     bite = shipped_catalog.bites["kv-cache"]
-    probability = judge.similarities(bite, answer).red_flag_probability().max()
-    assert bool(probability >= judge.thresholds.red_flag) is flagged, probability
+    probability = embedding_judge.similarities(bite, answer).red_flag_probability(embedding_judge.red_flag_model).max()
+    assert bool(probability >= embedding_judge.thresholds.red_flag_possible) is flagged, probability
+
+
+def test_the_sure_level_sits_above_the_possible_one(embedding_judge):
+    assert embedding_judge.thresholds.red_flag_possible <= embedding_judge.thresholds.red_flag_sure
 
 
 def test_training_set_masks_each_text_from_matching_itself(embedder, shipped_catalog):

@@ -20,8 +20,8 @@ COOLDOWN_S = 4.0
 
 def healthy_verdict(answer: str, n_points: int) -> dict:
     quote = " ".join(answer.split()[:8])  # a real quote from the answer, so it counts
-    return {"key_points": [{"status": "covered", "quote": quote}] * n_points,
-            "red_flag": False, "red_flag_quote": "", "injection": False}
+    return {"key_points": [{"status": "covered", "quote": quote}] * n_points, "purpose": False, "purpose_quote": "",
+            "red_flag": "no", "red_flag_quote": "", "injection": False}
 
 
 @pytest.fixture
