@@ -237,7 +237,7 @@ async def test_migrations_keep_a_live_session_and_its_xp(empty_database_url, cat
         await migrate(store, "downgrade", "0001")  # back to the first schema, data in place
         assert await store.current_revision() == "0001"
         await store.upgrade()  # and forward again, as a deploy would
-        assert await store.current_revision() == "0002"
+        assert await store.current_revision() == "0003"
 
     async with Store(empty_database_url) as restarted:  # the bot restarts on the migrated database
         coach = new_coach(restarted, catalog, settings, clock, seed=3)
@@ -250,3 +250,25 @@ async def test_migrations_keep_a_live_session_and_its_xp(empty_database_url, cat
         second = await coach.start_quiz(USER, GUILD, "demo", count=5)  # one-active index survived
         assert second.conflict is not None and second.conflict.session_id == state.session_id
         assert await answers_and_xp(restarted, state.session_id) == (3, stats_before.xp_total + 10)
+
+
+async def test_attempts_from_before_the_new_scale_keep_their_score_marked_old(empty_database_url, catalog, settings, clock):
+    from datetime import datetime, timezone
+
+    from sqlalchemy import text
+
+    from coach.store.models import Attempt
+
+    async with Store(empty_database_url) as store:
+        await store.upgrade()
+        await migrate(store, "downgrade", "0002")  # a database from before the interviewer-anchored scale
+        old_row = text("INSERT INTO attempts (user_id, guild_id, bite_id, score, grader, latency_ms, created_at) "
+                       "VALUES (:u, :g, 'bite-a', 2, 'embedding', 10, :t)")
+        await store.run(lambda db: db.execute(old_row, {"u": USER, "g": GUILD, "t": datetime(2026, 11, 1, tzinfo=timezone.utc)}))
+        await store.upgrade()
+        coach = new_coach(store, catalog, settings, clock)
+        await coach.record_attempt(USER, GUILD, "bite-a", 3, "llm", 10, None,
+                                   versions={"rubric_version": "r1", "grader_version": "g1"})
+        rows = await store.run(lambda db: db.execute(
+            select(Attempt.score, Attempt.scale_version, Attempt.rubric_version).order_by(Attempt.id)))
+        assert [tuple(r) for r in rows.all()] == [(2, 1, None), (3, 2, "r1")]
