@@ -16,26 +16,22 @@ def embedder_name(embedder) -> str:
 def fit_grader(catalog, embedder, dev_path: Path):
     """Fit on `dev_path` (never on test) and return the artifact, not yet saved."""
     from coach.grading import calibration
-    from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds
+    from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds, idf_corpus
     from coach.grading.eval import load_eval_set
     from coach.grading.fit import build_fit
-    from coach.grading.red_flags import RedFlagModel, training_set
     from retrieval.text import split_sentences
 
-    features, labels = training_set(embedder, catalog.bites.values(), split_sentences)
-    flag_model = RedFlagModel.fit(features, labels)
     rows = load_eval_set(dev_path)
     rule, ceiling = calibration.fit_score_rule(rows, catalog)
-    judge = EmbeddingJudge(embedder, split_sentences, EmbeddingThresholds(1, 1, 1, 1, 1), flag_model)
+    judge = EmbeddingJudge(embedder, split_sentences, EmbeddingThresholds(1, 1, 1, 1, 1), idf_corpus(catalog))
     dev = calibration.features(judge, catalog, rows)
     thresholds = calibration.fit_thresholds(dev, rule)
     figures = {
         "rubric_ceiling": ceiling,
         "embedding_on_dev": calibration.summary(dev, thresholds, rule),
         "embedding_bite_held_out": calibration.cross_validate(dev, rule),
-        "red_flag_model_texts": {"n": int(len(labels)), "red_flag": int(labels.sum())},
     }
-    return build_fit(catalog, dev_path, embedder_name(embedder), flag_model, thresholds, rule, figures)
+    return build_fit(catalog, dev_path, embedder_name(embedder), thresholds, rule, figures)
 
 
 def fit_command(args) -> int:

@@ -76,6 +76,30 @@ class Embedder:
             )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
+    def token_vectors(self, texts: list[str]) -> list[tuple[list[str], np.ndarray]]:
+        """Per text, its word pieces and their contextual vectors (L2-normalised rows), without
+        the [CLS]/[SEP] markers: what token-level matching (BERTScore-style) compares."""
+        if not texts:
+            return []
+        with self._lock:
+            outputs = self._model.encode(
+                list(texts), batch_size=self.batch_size, output_value="token_embeddings",
+                convert_to_numpy=False, show_progress_bar=False,
+            )
+            ids = self._tokenizer(list(texts), truncation=True, max_length=self._model.max_seq_length)["input_ids"]
+        special = set(self._tokenizer.all_special_ids)
+        result = []
+        for row_ids, vectors in zip(ids, outputs):
+            keep = [i for i, token in enumerate(row_ids) if token not in special]
+            v = vectors.detach().cpu().numpy()[keep].astype(np.float32)
+            v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+            result.append((self._tokenizer.convert_ids_to_tokens([row_ids[i] for i in keep]), v))
+        return result
+
+    def word_pieces(self, text: str) -> list[str]:
+        with self._lock:
+            return self._tokenizer.tokenize(text)
+
     def windows(self, text: str) -> list[str]:
         return _windows(text, WINDOW_TOKENS, self.count_tokens, max_windows=MAX_WINDOWS)
 

@@ -2,7 +2,7 @@
 
 1. The score rule (`fit_score_rule`): the cut-offs under which the score function, fed
    the *gold* key-point verdicts, best reproduces the *gold* grades.
-2. The red-flag levels: `red_flag_sure` is the lowest probability that at most
+2. The red-flag levels: `red_flag_sure` is the lowest contrast that at most
    `SURE_FALSE_ALARM` of dev answers without the mistake reach (a right answer told it
    made the interview-ending mistake is the worst outcome); `red_flag_possible` the level
    with the best F1 below it.
@@ -32,12 +32,12 @@ SCORE_GRID = {
     "solid": (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75),
     "gist": (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45),
 }
-COVERED = np.round(np.arange(0.40, 0.751, 0.025), 3)
-PARTIAL = np.round(np.arange(0.25, 0.651, 0.025), 3)
-PURPOSE = np.round(np.arange(0.30, 0.801, 0.05), 3)
-FLAG_LEVELS = np.round(np.arange(0.20, 0.981, 0.02), 3)
+COVERED = np.round(np.arange(0.35, 0.851, 0.025), 3)
+PARTIAL = np.round(np.arange(0.25, 0.801, 0.025), 3)
+PURPOSE = np.round(np.arange(0.25, 0.851, 0.05), 3)
+FLAG_LEVELS = np.round(np.arange(-0.20, 0.601, 0.01), 3)  # the red-flag contrast
 SURE_FALSE_ALARM = 0.01  # share of dev answers without the mistake that may be told they made it
-NEVER = 1.01  # a probability level nothing reaches
+NEVER = 1.01  # a level nothing reaches (recall lies in [-1, 1], so the contrast does too)
 
 
 def graded(rows: list[dict]) -> list[dict]:
@@ -77,10 +77,10 @@ def fit_score_rule(rows: list[dict], catalog) -> tuple[ScoreRule, dict]:
 class Features:
     """Per dev answer, what the thresholds act on."""
 
-    point_best: list[np.ndarray]  # best similarity of each key point
+    point_best: list[np.ndarray]  # each key point's token-level recall in the answer
     kinds: list[list[str]]
     purpose_best: np.ndarray
-    flag_probability: np.ndarray  # the highest red-flag probability of any unit
+    flag_score: np.ndarray  # the red-flag contrast (mistaken minus correct recall)
     zeroed: np.ndarray  # injection or keyword soup: 0 whatever else
     gold: np.ndarray
     gold_flag: np.ndarray
@@ -88,7 +88,7 @@ class Features:
 
     def subset(self, index: np.ndarray) -> "Features":
         return Features([self.point_best[i] for i in index], [self.kinds[i] for i in index],
-                        self.purpose_best[index], self.flag_probability[index], self.zeroed[index],
+                        self.purpose_best[index], self.flag_score[index], self.zeroed[index],
                         self.gold[index], self.gold_flag[index], [self.bites[i] for i in index])
 
 
@@ -100,10 +100,10 @@ def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> Features:
     for i, row in enumerate(rows):
         bite = catalog.bites[row["bite_id"]]
         sims = judge.similarities(bite, row["answer"])
-        f.point_best.append(sims.points.max(axis=1))
+        f.point_best.append(sims.point_recall)
         f.kinds.append([p.kind for p in bite.key_points])
-        f.purpose_best[i] = sims.purpose.max()
-        f.flag_probability[i] = sims.red_flag_probability(judge.red_flag_model).max()
+        f.purpose_best[i] = sims.purpose_recall
+        f.flag_score[i] = sims.red_flag_contrast
         injected = looks_like_injection(row["answer"]) or bool((sims.injection >= INJECTION_SIMILARITY).any())
         f.zeroed[i] = injected or keyword_soup(row["answer"])
     return f
@@ -118,12 +118,12 @@ def _flag_f1(flagged: np.ndarray, gold: np.ndarray) -> float:
 
 
 def fit_red_flag_levels(f: Features) -> tuple[float, float]:
-    """(sure, possible) probability levels; see the module docstring."""
+    """(sure, possible) contrast levels; see the module docstring."""
     clean = ~f.gold_flag
     sure = next((float(level) for level in FLAG_LEVELS
-                 if (f.flag_probability[clean] >= level).mean() <= SURE_FALSE_ALARM), NEVER)
+                 if (f.flag_score[clean] >= level).mean() <= SURE_FALSE_ALARM), NEVER)
     below = [level for level in FLAG_LEVELS if level < sure] or [sure]
-    possible = max(below, key=lambda level: (round(_flag_f1(f.flag_probability >= level, f.gold_flag), 4), level))
+    possible = max(below, key=lambda level: (round(_flag_f1(f.flag_score >= level, f.gold_flag), 4), level))
     return sure, float(possible)
 
 
@@ -133,7 +133,7 @@ def predict(f: Features, t: EmbeddingThresholds, rule: ScoreRule) -> np.ndarray:
         statuses = np.where(best >= t.covered, "covered", np.where(best >= t.partial, "partial", "missing"))
         scores.append(score_answer(
             list(statuses), f.kinds[i], purpose=bool(f.purpose_best[i] >= t.purpose),
-            red_flag=bool(f.flag_probability[i] >= t.red_flag_sure), injection=bool(f.zeroed[i]),
+            red_flag=bool(f.flag_score[i] >= t.red_flag_sure), injection=bool(f.zeroed[i]),
             keyword_soup=False, rule=rule,
         ))
     return np.array(scores)
@@ -169,14 +169,14 @@ def cross_validate(f: Features, rule: ScoreRule, folds: int = 5) -> dict:
 def summary(f: Features, t: EmbeddingThresholds, rule: ScoreRule) -> dict:
     pred = predict(f, t, rule)
     clean = ~f.gold_flag
-    sure = f.flag_probability >= t.red_flag_sure
+    sure = f.flag_score >= t.red_flag_sure
     return {
         "n": int(len(f.gold)),
         "qwk": round(quadratic_weighted_kappa(list(f.gold), list(pred)), 4),
         "exact": round(float((pred == f.gold).mean()), 4),
         "mean_offset": round(float((pred - f.gold).mean()), 3),
         "red_flag_sure_on_clean": round(float(sure[clean].mean()), 4) if clean.any() else None,
-        "red_flag_possible_recall": round(float((f.flag_probability[f.gold_flag] >= t.red_flag_possible).mean()), 3)
+        "red_flag_possible_recall": round(float((f.flag_score[f.gold_flag] >= t.red_flag_possible).mean()), 3)
         if f.gold_flag.any() else None,
     }
 

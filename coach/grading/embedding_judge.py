@@ -1,7 +1,9 @@
 """The embedding judge: the fallback when the LLM is unavailable, and the quality
-bar on machines without a GPU. Each key point and the purpose are matched against
-the answer's sentences (and pairs of adjacent sentences) by cosine similarity; the red
-flag by a small model over contrastive similarities (coach.grading.red_flags).
+bar on machines without a GPU. Each key point and the purpose are matched against the
+answer word piece by word piece (coach.grading.token_match: IDF-weighted recall of
+contextual token vectors); the evidence shown is the sentence (or phrase) whose vector is
+closest to the point; the red flag is a contrast of the same recall against the bite's
+mistaken and correct texts (coach.grading.red_flags).
 
 Its thresholds are fitted on dev by `coach grader fit` (coach.grading.fit); a flag
 becomes a sure `red_flag` only above a level that dev answers without the mistake
@@ -11,13 +13,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterable
 
 import numpy as np
 
 from coach.grading.detectors import keyword_soup, looks_like_injection
 from coach.grading.quotes import find_quote
 from coach.grading.models import KeyPointVerdict, Verdicts
-from coach.grading.red_flags import RedFlagModel, correct_texts, negated, red_flag_texts, unit_features
+from coach.grading.red_flags import correct_texts, red_flag_texts
+from coach.grading.token_match import TokenMatcher
 from content import Bite
 
 
@@ -29,10 +33,10 @@ INJECTION_SIMILARITY = 0.65
 class EmbeddingThresholds:
     """Fitted by `coach grader fit` and loaded from the artifact (coach.grading.fit)."""
 
-    covered: float  # best cosine of a key point to an answer unit
+    covered: float  # token-level recall of a key point in the answer
     partial: float
-    purpose: float  # best cosine of the bite's purpose line to an answer unit
-    red_flag_sure: float  # red-flag model probability: caps the score
+    purpose: float  # token-level recall of the bite's purpose line
+    red_flag_sure: float  # red-flag contrast (mistaken minus correct recall): caps the score
     red_flag_possible: float  # shown as "this may be ...", no cap
 
 
@@ -74,33 +78,39 @@ def answer_units(sentences: list[str]) -> list[str]:
     return pieces + pairs
 
 
+def idf_corpus(catalog) -> list[str]:
+    """The catalog's own texts: where a word piece's rarity (its IDF) is counted."""
+    return [text for bite in catalog.bites.values()
+            for text in (bite.explainer, bite.model_answer, bite.purpose, *bite.point_texts, *bite.phrasings,
+                         *bite.sample_answers)]
+
+
 @dataclass
 class _BiteVectors:
     key_points: np.ndarray
-    purpose: np.ndarray
-    red_flag: np.ndarray
-    red_flag_negated: np.ndarray  # per red-flag text: it contains a negation
-    correct: np.ndarray  # key points, phrasings, model-answer sentences: the contrast to the red flag
+    point_tokens: list  # per key point: (piece vectors, IDF weights)
+    purpose_tokens: tuple
+    flag_tokens: list  # the mistake as texts (coach.grading.red_flags)
+    correct_tokens: list  # key points, phrasings, model-answer sentences: the contrast to the mistake
 
 
 class EmbeddingJudge:
-    def __init__(self, embedder, split_sentences, thresholds: EmbeddingThresholds, red_flag_model: RedFlagModel):
+    def __init__(self, embedder, split_sentences, thresholds: EmbeddingThresholds, corpus: Iterable[str]):
         self._embedder = embedder
+        self._tokens = TokenMatcher(embedder, corpus)
         self._split = split_sentences
         self.thresholds = thresholds
-        self.red_flag_model = red_flag_model
         self._bites: dict[str, _BiteVectors] = {}
         self._injection_vectors = embedder.encode(list(INJECTION_EXEMPLARS))
 
     def _bite_vectors(self, bite: Bite) -> _BiteVectors:
         if bite.id not in self._bites:
-            flags = red_flag_texts(bite)
             self._bites[bite.id] = _BiteVectors(
                 key_points=self._embedder.encode(list(bite.point_texts)),
-                purpose=self._embedder.encode([bite.purpose]),
-                red_flag=self._embedder.encode(flags),
-                red_flag_negated=np.array([negated(t) for t in flags]),
-                correct=self._embedder.encode(correct_texts(bite, self._split)),
+                point_tokens=self._tokens.encode_reference(list(bite.point_texts)),
+                purpose_tokens=self._tokens.encode_reference([bite.purpose])[0],
+                flag_tokens=self._tokens.encode_reference(red_flag_texts(bite)),
+                correct_tokens=self._tokens.encode_reference(correct_texts(bite, self._split)),
             )
         return self._bites[bite.id]
 
@@ -111,21 +121,22 @@ class EmbeddingJudge:
         vectors = self._bite_vectors(bite)
         n_pieces = len(answer_pieces(sentences))
         sentence_vectors = unit_vectors[:n_pieces]
+        answer_tokens = self._tokens.encode_answer(answer)
         return AnswerSimilarities(
             units=units,
             n_sentences=n_pieces,
             points=vectors.key_points @ unit_vectors.T,
-            purpose=(vectors.purpose @ unit_vectors.T)[0],
-            red_flag=vectors.red_flag @ unit_vectors.T,
-            red_flag_negated=vectors.red_flag_negated,
-            correct=vectors.correct @ unit_vectors.T,
+            point_recall=np.array([self._tokens.recall(ref, answer_tokens) for ref in vectors.point_tokens]),
+            purpose_recall=self._tokens.recall(vectors.purpose_tokens, answer_tokens),
+            red_flag_contrast=max(self._tokens.recall(ref, answer_tokens) for ref in vectors.flag_tokens)
+            - max(self._tokens.recall(ref, answer_tokens) for ref in vectors.correct_tokens),
             injection=self._injection_vectors @ sentence_vectors.T,
         )
 
     def judge(self, bite: Bite, answer: str) -> Verdicts:
         sims = self.similarities(bite, answer)
         verdicts = decide(
-            bite, sims, sims.red_flag_probability(self.red_flag_model), self.thresholds,
+            bite, sims, self.thresholds,
             injection_phrases=looks_like_injection(answer), soup=keyword_soup(answer),
         )
         # Evidence is the phrase that supports the point, and the answer's own span of it.
@@ -151,37 +162,29 @@ class AnswerSimilarities:
 
     units: list[str]
     n_sentences: int
-    points: np.ndarray  # key point x unit
-    purpose: np.ndarray  # per unit
-    red_flag: np.ndarray  # red-flag text x unit
-    red_flag_negated: np.ndarray  # per red-flag text: it contains a negation
-    correct: np.ndarray  # correct text x unit
+    points: np.ndarray  # key point x unit (sentence vectors: where the evidence is)
+    point_recall: np.ndarray  # per key point: token-level recall in the answer (decides the status)
+    purpose_recall: float
+    red_flag_contrast: float  # best recall of a mistaken text minus best recall of a correct one
     injection: np.ndarray  # injection exemplar x sentence
-
-    def red_flag_probability(self, model: RedFlagModel) -> np.ndarray:
-        """Per unit: the probability that it states the bite's red flag (coach.grading.red_flags)."""
-        unit_negated = np.array([negated(u) for u in self.units])
-        return model.probability(unit_features(self.red_flag, self.correct, self.red_flag_negated, unit_negated))
 
 
 def decide(
-    bite: Bite, sims: AnswerSimilarities, flag_probability: np.ndarray, t: EmbeddingThresholds, *,
-    injection_phrases: bool, soup: bool,
+    bite: Bite, sims: AnswerSimilarities, t: EmbeddingThresholds, *, injection_phrases: bool, soup: bool,
 ) -> Verdicts:
     """Verdicts from similarities: pure, so thresholds can be fitted without re-encoding."""
     verdicts = []
-    for point, row in zip(bite.key_points, sims.points):
-        best = int(np.argmax(row))
-        status = "covered" if row[best] >= t.covered else "partial" if row[best] >= t.partial else "missing"
-        evidence = sims.units[best] if status != "missing" else None
+    for point, row, recall in zip(bite.key_points, sims.points, sims.point_recall):
+        status = "covered" if recall >= t.covered else "partial" if recall >= t.partial else "missing"
+        evidence = sims.units[int(np.argmax(row))] if status != "missing" else None
         verdicts.append(KeyPointVerdict(point=point.point, kind=point.kind, status=status, evidence=evidence))
-    top_flag = float(flag_probability.max()) if flag_probability.size else 0.0
+    top_flag = sims.red_flag_contrast
     injection = injection_phrases or bool((sims.injection >= INJECTION_SIMILARITY).any())
     return Verdicts(
         key_points=verdicts,
         red_flag=top_flag >= t.red_flag_sure,
         red_flag_possible=t.red_flag_possible <= top_flag < t.red_flag_sure,
-        purpose=bool(sims.purpose.max() >= t.purpose),
+        purpose=bool(sims.purpose_recall >= t.purpose),
         injection=injection,
         keyword_soup=soup,
     )

@@ -1,10 +1,10 @@
 """The fitted grader: every number the graders learn from data, in one artifact.
 
 `coach grader fit` writes `grader_fit.json` beside this file, from
-1. the catalog's own texts: the red-flag model (coach.grading.red_flags);
-2. the dev split's gold labels: the score rule, i.e. the cut-offs under which the score
+1. the dev split's gold labels: the score rule, i.e. the cut-offs under which the score
    function turns the gold key-point verdicts into the gold grades (the rubric's ceiling);
-3. the dev split's answers: the embedding judge's thresholds, with that rule fixed.
+2. the dev split's answers: the embedding judge's five thresholds (covered, partial,
+   purpose, red flag sure and possible), with that rule fixed.
 
 The artifact is stamped with hashes of what it was fitted on. `coach content check`
 and the test suite fail when the catalog's rubric or the dev file has changed since,
@@ -21,7 +21,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from coach.grading.embedding_judge import EmbeddingThresholds
-from coach.grading.red_flags import RedFlagModel
 from coach.grading.scoring import ScoreRule
 
 ARTIFACT = Path(__file__).with_name("grader_fit.json")
@@ -37,7 +36,6 @@ class GraderFit(BaseModel):
 
     format: int = FORMAT_VERSION
     fitted_on: dict[str, str]  # catalog, dev, embedder -> fingerprint
-    red_flag_model: dict
     embedding: dict
     score: dict
     figures: dict = {}  # what the fit measured on dev (reported, never read back)
@@ -51,11 +49,6 @@ class GraderFit(BaseModel):
         return EmbeddingThresholds(**self.embedding)
 
     @property
-    def flag_model(self) -> RedFlagModel:
-        m = self.red_flag_model
-        return RedFlagModel(tuple(m["weights"]), m["bias"], tuple(m["mean"]), tuple(m["scale"]))
-
-    @property
     def version(self) -> str:
         """A short id for attempts: which fit graded them."""
         digest = hashlib.sha256(json.dumps(self.model_dump(exclude={"figures"}), sort_keys=True).encode())
@@ -63,7 +56,8 @@ class GraderFit(BaseModel):
 
 
 def catalog_fingerprint(catalog) -> str:
-    """Every catalog text a fitted number depends on (rubric, red flag, phrasings, model answers)."""
+    """Every catalog text a fitted number depends on (rubric, red flag, phrasings, model answers,
+    and the texts the token matcher's IDF is counted over)."""
     payload = [
         {
             "id": bite.id,
@@ -73,6 +67,7 @@ def catalog_fingerprint(catalog) -> str:
             "red_flag_phrasings": list(bite.red_flag_phrasings),
             "phrasings": list(bite.phrasings),
             "model_answer": bite.model_answer,
+            "idf_texts": [bite.explainer, *bite.sample_answers],  # the token matcher's IDF counts them
         }
         for bite in sorted(catalog.bites.values(), key=lambda b: b.id)
     ]
@@ -112,12 +107,10 @@ def save_fit(fit: GraderFit, path: Path = ARTIFACT) -> None:
     Path(path).write_text(json.dumps(fit.model_dump(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def build_fit(catalog, dev_path: Path, embedder_name: str, flag_model: RedFlagModel, thresholds: EmbeddingThresholds,
-              rule: ScoreRule, figures: dict) -> GraderFit:
+def build_fit(catalog, dev_path: Path, embedder_name: str, thresholds: EmbeddingThresholds, rule: ScoreRule,
+              figures: dict) -> GraderFit:
     return GraderFit(
         fitted_on={"catalog": catalog_fingerprint(catalog), "dev": file_fingerprint(dev_path), "embedder": embedder_name},
-        red_flag_model={"weights": list(flag_model.weights), "bias": flag_model.bias,
-                        "mean": list(flag_model.mean), "scale": list(flag_model.scale)},
         embedding={k: round(float(v), 4) for k, v in asdict(thresholds).items()},
         score={k: round(float(v), 4) for k, v in asdict(rule).items()},
         figures=figures,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from coach.grading.cleaning import CleanAnswer, clean_answer
 from coach.grading.detectors import keyword_soup, looks_like_injection
-from coach.grading.embedding_judge import EmbeddingJudge
+from coach.grading.embedding_judge import EmbeddingJudge, idf_corpus
 from coach.grading.feedback import feedback_text, follow_up_question
 from coach.grading.fit import GraderFit, load_fit, rubric_version
 from coach.grading.models import Grade, GradeError, GradeResult, OffTopic, Suggestion, Verdicts
@@ -59,7 +59,7 @@ class Grader:
         from retrieval.text import split_sentences
 
         fit = fit or load_fit()
-        embedding_judge = EmbeddingJudge(topics.embedder, split_sentences, fit.thresholds, fit.flag_model)
+        embedding_judge = EmbeddingJudge(topics.embedder, split_sentences, fit.thresholds, idf_corpus(catalog))
         llm_judge = LLMJudge(llm, max_tokens=settings.llm_max_tokens) if llm is not None and settings.llm_enabled else None
         return cls(catalog, topics, embedding_judge, llm_judge, fit=fit, max_chars=settings.answer_max_chars)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coach.grading.embedding_judge import EmbeddingJudge
+from coach.grading.embedding_judge import EmbeddingJudge, idf_corpus
 from coach.grading.fit import load_fit
 from coach.grading.llm_judge import LLMJudge
 from coach.grading.pipeline import Grader
@@ -39,8 +39,8 @@ def shipped_fit():
 
 
 @pytest.fixture(scope="session")
-def embedding_judge(embedder, shipped_fit) -> EmbeddingJudge:
-    return EmbeddingJudge(embedder, split_sentences, shipped_fit.thresholds, shipped_fit.flag_model)
+def embedding_judge(embedder, shipped_fit, shipped_catalog) -> EmbeddingJudge:
+    return EmbeddingJudge(embedder, split_sentences, shipped_fit.thresholds, idf_corpus(shipped_catalog))
 
 
 def make_llm_client(base_url: str, **overrides) -> LLMClient:

@@ -46,7 +46,7 @@ def features(rows):
     """rows: (bite, gold, gold red flag, best sims of 2 core + 2 depth points, purpose sim, red-flag probability)."""
     return Features(
         point_best=[np.array(r[3]) for r in rows], kinds=[["core", "core", "depth", "depth"]] * len(rows),
-        purpose_best=np.array([r[4] for r in rows]), flag_probability=np.array([r[5] for r in rows]),
+        purpose_best=np.array([r[4] for r in rows]), flag_score=np.array([r[5] for r in rows]),
         zeroed=np.zeros(len(rows), bool), gold=np.array([r[1] for r in rows]),
         gold_flag=np.array([r[2] for r in rows]), bites=[r[0] for r in rows],
     )
@@ -68,7 +68,7 @@ def test_sure_red_flag_level_keeps_answers_without_the_mistake_clear():
     sure, possible = fit_red_flag_levels(f)
     assert 0.35 < sure <= 0.90
     assert possible <= sure
-    assert not (f.flag_probability[~f.gold_flag] >= sure).any()
+    assert not (f.flag_score[~f.gold_flag] >= sure).any()
 
 
 def test_red_flag_is_never_sure_when_clean_answers_reach_every_level():

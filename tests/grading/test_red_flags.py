@@ -1,24 +1,27 @@
-"""The red-flag model: its fit on plain numbers, and the shipped model on shipped bites."""
+"""The red flag as the embedding judge sees it: the texts it contrasts, and the shipped
+levels on a shipped bite (a mistake stated, the right idea, the mistake rejected)."""
 
-import numpy as np
 import pytest
 
-from coach.grading.red_flags import RedFlagModel, red_flag_claims, training_set
+from coach.grading.red_flags import correct_texts, red_flag_claims, red_flag_texts
 from retrieval import split_sentences
-
-
-def test_fit_learns_which_side_of_the_gap_is_the_mistake():
-    rng = np.random.default_rng(0)
-    gap = np.r_[rng.normal(0.15, 0.05, 50), rng.normal(-0.15, 0.05, 50)]
-    features = np.stack([0.6 + gap / 2, 0.6 - gap / 2, gap, gap, np.zeros(100)], 1)
-    labels = np.r_[np.ones(50, bool), np.zeros(50, bool)]
-    model = RedFlagModel.fit(features, labels)
-    assert ((model.probability(features) >= 0.5) == labels).mean() > 0.95
 
 
 def test_red_flag_claims_drop_the_lead_verb_and_the_correction():
     claims = red_flag_claims("Says the cache stores the weights, rather than keys and values.")
     assert claims == ["the cache stores the weights"]
+
+
+def test_alternatives_become_separate_claims():
+    claims = red_flag_claims("Says the cache stores the model weights, or claims that it returns stored answers.")
+    assert "the cache stores the model weights" in claims and "it returns stored answers" in claims
+
+
+def test_mistaken_and_correct_texts_come_from_the_bite(shipped_catalog):
+    bite = shipped_catalog.bites["kv-cache"]
+    assert set(bite.red_flag_phrasings) <= set(red_flag_texts(bite))
+    correct = correct_texts(bite, split_sentences)
+    assert set(bite.point_texts) <= set(correct) and not set(correct) & set(red_flag_texts(bite))
 
 
 @pytest.mark.parametrize(
@@ -30,17 +33,10 @@ def test_red_flag_claims_drop_the_lead_verb_and_the_correction():
         ("It is not a response cache and it never stores weights; it holds the keys and values of past tokens.", False),
     ],
 )
-def test_shipped_model_tells_the_mistake_from_the_correct_idea(embedding_judge, shipped_catalog, answer, flagged):
-    bite = shipped_catalog.bites["kv-cache"]
-    probability = embedding_judge.similarities(bite, answer).red_flag_probability(embedding_judge.red_flag_model).max()
-    assert bool(probability >= embedding_judge.thresholds.red_flag_possible) is flagged, probability
+def test_shipped_levels_tell_the_mistake_from_the_correct_idea(embedding_judge, shipped_catalog, answer, flagged):
+    contrast = embedding_judge.similarities(shipped_catalog.bites["kv-cache"], answer).red_flag_contrast
+    assert bool(contrast >= embedding_judge.thresholds.red_flag_possible) is flagged, contrast
 
 
 def test_the_sure_level_sits_above_the_possible_one(embedding_judge):
     assert embedding_judge.thresholds.red_flag_possible <= embedding_judge.thresholds.red_flag_sure
-
-
-def test_training_set_masks_each_text_from_matching_itself(embedder, shipped_catalog):
-    features, labels = training_set(embedder, [shipped_catalog.bites["kv-cache"]], split_sentences)
-    assert labels.sum() >= 4 and (~labels).sum() >= 10
-    assert features[:, 0].max() < 0.99  # no red-flag text scored against itself (that would be 1.0)
