@@ -6,8 +6,11 @@
    `SURE_FALSE_ALARM` of dev answers without the mistake reach (a right answer told it
    made the interview-ending mistake is the worst outcome); `red_flag_possible` the level
    with the best F1 below it.
-3. The embedding judge's similarity thresholds (covered, partial, purpose), for kappa
-   first and the smallest mean offset second, with 1 and 2 fixed.
+3. The purpose level: the one whose verdicts agree best with the gold purpose labels
+   (chosen for kappa it would make the verdict wrong on most answers: it only moves a
+   score when nothing else was credited).
+4. The key-point thresholds (covered, partial), for kappa first and the smallest mean
+   offset second, with 1-3 fixed.
 
 Similarities are computed once per answer; each threshold combination is then scored
 with array arithmetic. `cross_validate` repeats 2-3 with whole bites held out, a fairer
@@ -34,7 +37,7 @@ SCORE_GRID = {
 }
 COVERED = np.round(np.arange(0.35, 0.851, 0.025), 3)
 PARTIAL = np.round(np.arange(0.25, 0.801, 0.025), 3)
-PURPOSE = np.round(np.arange(0.25, 0.851, 0.05), 3)
+PURPOSE = np.round(np.arange(0.20, 0.851, 0.025), 3)
 FLAG_LEVELS = np.round(np.arange(-0.20, 0.601, 0.01), 3)  # the red-flag contrast
 SURE_FALSE_ALARM = 0.01  # share of dev answers without the mistake that may be told they made it
 NEVER = 1.01  # a level nothing reaches (recall lies in [-1, 1], so the contrast does too)
@@ -80,6 +83,7 @@ class Features:
     point_best: list[np.ndarray]  # each key point's token-level recall in the answer
     kinds: list[list[str]]
     purpose_best: np.ndarray
+    gold_purpose: np.ndarray
     flag_score: np.ndarray  # the red-flag contrast (mistaken minus correct recall)
     zeroed: np.ndarray  # injection or keyword soup: 0 whatever else
     gold: np.ndarray
@@ -88,15 +92,15 @@ class Features:
 
     def subset(self, index: np.ndarray) -> "Features":
         return Features([self.point_best[i] for i in index], [self.kinds[i] for i in index],
-                        self.purpose_best[index], self.flag_score[index], self.zeroed[index],
+                        self.purpose_best[index], self.gold_purpose[index], self.flag_score[index], self.zeroed[index],
                         self.gold[index], self.gold_flag[index], [self.bites[i] for i in index])
 
 
 def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> Features:
     rows = graded(rows)
-    f = Features([], [], np.zeros(len(rows)), np.zeros(len(rows)), np.zeros(len(rows), bool),
-                 np.array([r["score"] for r in rows]), np.array([bool(r["red_flag"]) for r in rows]),
-                 [r["bite_id"] for r in rows])
+    f = Features([], [], np.zeros(len(rows)), np.array([bool(r.get("purpose")) for r in rows]), np.zeros(len(rows)),
+                 np.zeros(len(rows), bool), np.array([r["score"] for r in rows]),
+                 np.array([bool(r["red_flag"]) for r in rows]), [r["bite_id"] for r in rows])
     for i, row in enumerate(rows):
         bite = catalog.bites[row["bite_id"]]
         sims = judge.similarities(bite, row["answer"])
@@ -139,17 +143,24 @@ def predict(f: Features, t: EmbeddingThresholds, rule: ScoreRule) -> np.ndarray:
     return np.array(scores)
 
 
+def fit_purpose_level(f: Features) -> float:
+    """The level whose purpose verdicts agree best with the gold ones (ties: the middle one)."""
+    agreement = [round(float(((f.purpose_best >= level) == f.gold_purpose).mean()), 4) for level in PURPOSE]
+    tied = [float(level) for level, a in zip(PURPOSE, agreement) if a == max(agreement)]
+    return tied[len(tied) // 2]
+
+
 def fit_thresholds(f: Features, rule: ScoreRule) -> EmbeddingThresholds:
     sure, possible = fit_red_flag_levels(f)
+    purpose = fit_purpose_level(f)
     best, best_key = None, None
     for covered, partial in itertools.product(COVERED, PARTIAL):
         if partial >= covered:
             continue
-        for purpose in PURPOSE:
-            t = EmbeddingThresholds(float(covered), float(partial), float(purpose), sure, possible)
-            key = _key(predict(f, t, rule), f.gold)
-            if best_key is None or key > best_key:
-                best, best_key = t, key
+        t = EmbeddingThresholds(float(covered), float(partial), purpose, sure, possible)
+        key = _key(predict(f, t, rule), f.gold)
+        if best_key is None or key > best_key:
+            best, best_key = t, key
     return best
 
 
@@ -178,6 +189,7 @@ def summary(f: Features, t: EmbeddingThresholds, rule: ScoreRule) -> dict:
         "red_flag_sure_on_clean": round(float(sure[clean].mean()), 4) if clean.any() else None,
         "red_flag_possible_recall": round(float((f.flag_score[f.gold_flag] >= t.red_flag_possible).mean()), 3)
         if f.gold_flag.any() else None,
+        "purpose_agreement": round(float(((f.purpose_best >= t.purpose) == f.gold_purpose).mean()), 4),
     }
 
 

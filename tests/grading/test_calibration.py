@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from coach.grading.calibration import (
-    Features, cross_validate, fit_red_flag_levels, fit_score_rule, fit_thresholds, predict,
+    Features, cross_validate, fit_purpose_level, fit_red_flag_levels, fit_score_rule, fit_thresholds, predict,
 )
 from coach.grading.scoring import ScoreRule
 
@@ -46,7 +46,8 @@ def features(rows):
     """rows: (bite, gold, gold red flag, best sims of 2 core + 2 depth points, purpose sim, red-flag probability)."""
     return Features(
         point_best=[np.array(r[3]) for r in rows], kinds=[["core", "core", "depth", "depth"]] * len(rows),
-        purpose_best=np.array([r[4] for r in rows]), flag_score=np.array([r[5] for r in rows]),
+        purpose_best=np.array([r[4] for r in rows]), gold_purpose=np.array([r[4] >= 0.5 for r in rows]),
+        flag_score=np.array([r[5] for r in rows]),
         zeroed=np.zeros(len(rows), bool), gold=np.array([r[1] for r in rows]),
         gold_flag=np.array([r[2] for r in rows]), bites=[r[0] for r in rows],
     )
@@ -82,6 +83,13 @@ def test_thresholds_reproduce_the_labels():
     t = fit_thresholds(f, RULE)
     assert t.partial < t.covered
     assert list(predict(f, t, RULE)) == list(f.gold)
+
+
+def test_purpose_level_follows_the_gold_purpose_labels():
+    f = features(ROWS)
+    level = fit_purpose_level(f)
+    assert 0.4 < level <= 0.5  # the rows state the purpose exactly when their similarity is >= 0.5
+    assert ((f.purpose_best >= level) == f.gold_purpose).all()
 
 
 def test_cross_validation_holds_whole_bites_out():
