@@ -69,6 +69,9 @@ def test_piped_session_on_a_fresh_var(tmp_path, env):
     assert "Your progress" in out and "Unknown command /nonsense" in out
     assert out.rstrip().endswith("Bye — good luck with the interview!")
     assert "Traceback" not in done.stderr
+    # The LLM was unreachable: the warning went to the log file, not into the conversation.
+    assert "falling back" not in out and "falling back" not in done.stderr
+    assert "falling back" in (tmp_path / "var" / "console.log").read_text()
 
 
 @pytest.mark.timeout(600)

@@ -18,7 +18,8 @@ from coach.grading.fit import load_fit, stale_reasons
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BLIND = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_test.jsonl"}
-RETIRED = DATA / "grading_blind_test_v1.jsonl"  # read once, then the design changed: kept, never used to choose
+# Earlier test sets: each read once, then the design changed; kept, never used to choose anything.
+RETIRED = [DATA / "grading_blind_test_v1.jsonl", DATA / "grading_blind_test_v2.jsonl"]
 MANIFEST = DATA / "grading_blind.sha256"
 STATUSES = {"covered", "partial", "missing", "wrong"}
 
@@ -30,7 +31,7 @@ def blind():
 
 def test_files_match_their_frozen_hashes():
     recorded = dict(line.split()[::-1] for line in MANIFEST.read_text().splitlines() if line.strip())
-    for path in (*BLIND.values(), RETIRED):
+    for path in (*BLIND.values(), *RETIRED):
         assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded[path.name], (
             f"{path.name} changed after it was frozen: a changed test set is a fresh test set (README-grading.md)")
 
@@ -52,9 +53,9 @@ def test_size_range_and_split_by_bite(blind):
     assert len(rows) >= 300
     assert len({r["bite_id"] for r in rows}) >= 30
     assert not {r["bite_id"] for r in blind["dev"]} & {r["bite_id"] for r in blind["test"]}
-    retired = load_eval_set(RETIRED)
+    retired = [row for path in RETIRED for row in load_eval_set(path)]
     assert not {r["bite_id"] for r in blind["dev"]} & {r["bite_id"] for r in retired}
-    assert not {r["id"] for r in retired} & {r["id"] for r in rows}
+    assert len({r["id"] for r in retired + rows}) == len(retired) + len(rows)
     assert len({r["id"] for r in rows}) == len(rows)
     for split, split_rows in blind.items():
         # Whole range in each split, with mistakes and attempts to instruct the grader.
