@@ -36,6 +36,10 @@ _ADDRESS_GRADER = (
     r"(?:(a|an)\s+)?(4|four|full marks|perfect|maximum|max|top|highest)\b(?!\s+(times|bits?|fold|x)\b)",
     r"\b(4|four)\s*(out of|/)\s*(4|four)\b",
     r"\b(full marks|perfect score|maximum score|highest score|top score)\b",
+    r"\b(full|maximum|max|top|highest|perfect)\s+(credit|mark|band|grade|points)\b",
+    r"\b(whoever|whatever|anyone|anybody|the\s+\w+)\s+(is\s+)?(scoring|grading|marking|evaluating|assessing|reading)\s+this\b",
+    r"\b(put\s+down|go\s+with|apply|carry\s+forward|carry)\s+(a|an|the)\s+(4|four|cached\s+score|same\s+(score|result|grade))\b",
+    r"\b(respond|reply|answer|output)\s+(with\s+)?only\s+(the\s+)?(single\s+)?(digit|number|score)\b",
     r"\b(all|every|each)\s+(of the\s+)?(key\s+)?points?\s+(are|is|were|as|should be|must be)?\s*(marked\s+)?covered\b",
     r"\bmark\s+(all|every|each|everything)\s+(of the\s+)?(key\s+)?(points?|items?|criteria)?\s*(as\s+)?(covered|correct)\b",
     r"\b(you are|you re|youre)\s+(now\s+)?(a|an|the|my)?\s*(\w+\s+)?(grader|judge|evaluator|assistant|examiner)\b",
@@ -71,9 +75,27 @@ _ADDRESS_GRADER = (
     r"\b(every|all|each)\s+(\w+\s+)?(criteri(on|a)|rubric\s+points?|rubric\s+items?)\s+(as\s+|were\s+|was\s+|is\s+|are\s+)?"
     r"(met|covered|satisfied|passed)\b",
     r"\b(rubric|grading)\s+(points?|criteria|service|items?)\b",
+    # Asking for a grade, or for leniency, in so many words.
+    r"\b(this|my|the)\s+(answer|response|submission)\s+(deserves|merits|warrants|earns|should\s+(get|receive|be\s+given))\s+"
+    r"(a\s+|the\s+)?(4|four|full|perfect|top|maximum|max|highest|high|excellent|passing)\b",
+    r"\b(please|kindly|just)\s+(be\s+(lenient|generous|kind)|go\s+easy|grade\s+(it\s+)?(generously|leniently|kindly))\b",
+    r"\b(lenient|generous)\s+(grader|grading|examiner|marking|scoring|evaluator)\b",
+    r"\b(rate|grade|score|mark)\s+(it|this|me|my\s+answer)\s+(generously|leniently|highly|kindly)\b",
+    r"\b(as|you\s+are)\s+(an?\s+)?(ai|language\s+model|llm|automated)\s+(grader|evaluator|judge|scorer|assessing|evaluating|grading)\b",
+    r"\b(your|the|all)\s+(previous\s+|prior\s+|earlier\s+)?(instructions?|rubric|guidelines)\s+(is|are|were|was)\s+"
+    r"(outdated|superseded|void|cancelled|canceled|replaced|obsolete|no\s+longer)\b",
+)
+# The same request in other languages a candidate might switch to (NFKC-folded, lower case).
+_OTHER_LANGUAGES = (
+    r"\b(evaluador|calificador|puntuaci[oó]n\s+m[aá]xima|nota\s+m[aá]xima|calificaci[oó]n\s+m[aá]xima)\b",
+    r"\b([ée]valuateur|correcteur|note\s+maximale|note\s+parfaite|points?\s+maximum)\b",
+    r"\b(bewerter|pr[üu]fer|h[öo]chstpunktzahl|bestnote|volle\s+punktzahl)\b",
+    r"\b(valutatore|punteggio\s+massimo|voto\s+massimo|avaliador|pontua[cç][aã]o\s+m[aá]xima|nota\s+m[aá]xima)\b",
+    r"(评分|满分|打分|最高分|採点|満点|채점|만점)",
 )
 _STRUCTURAL = (
     r'"\s*(score|status|red_?flag|injection|key_?points|verdicts?|evidence|grade)\s*"\s*:',
+    r"\b(score|grade|rating|verdict)\s*[:=]\s*(\d|four|full|perfect|pass|a\b)",  # "score: 4", "grade=A"
     r"^\s*(system|assistant|grader|judge)\s*:",
     r"<\|?\s*(im_start|im_end|system|endoftext|eot_id|start_header_id)\s*\|?>",
     r"\[/?(inst|sys)\]",
@@ -88,11 +110,35 @@ _SQUASHED = (
     "allkeypointscovered", "youarenowthegrader", "developermode",
 )
 _ADDRESS_RE = [re.compile(p) for p in _ADDRESS_GRADER]
+_OTHER_LANGUAGE_RE = [re.compile(p) for p in _OTHER_LANGUAGES]
+# Spaced-out letters and digits ("s c o r e  t h i s  4"): matched with every non-alphanumeric removed.
+_SQUASHED_WITH_DIGITS = ("scorethis4", "gradethis4", "scorethisasa4", "scorethisanswerasafour", "4outof4",
+                         "fouroutoffour", "givethis4", "giveme4", "markthisas4", "scorethisanswerasa4")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{20,}={0,2}")
 _STRUCTURAL_RE = [re.compile(p, re.MULTILINE) for p in _STRUCTURAL]
+
+
+def _decoded_base64(text: str) -> str:
+    """Readable text hidden as base64 (nobody says base64 out loud in an answer)."""
+    import base64
+    import binascii
+
+    found = []
+    for blob in _BASE64.findall(text):
+        try:
+            decoded = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if decoded.isprintable() and sum(ch.isalpha() for ch in decoded) > len(decoded) / 2:
+            found.append(decoded)
+    return " ".join(found)
 
 
 def injection_reasons(text: str) -> list[str]:
     """The patterns an answer matches that try to instruct the grader; empty if none."""
+    hidden = _decoded_base64(text)
+    if hidden:
+        return ["base64 text: " + reason for reason in injection_reasons(hidden)] or ["base64-encoded text"]
     norm = normalize(text)
     spaced = " ".join(_WORDS.findall(norm))
     deleeted = " ".join(_WORDS.findall(norm.translate(_LEET)))
@@ -100,6 +146,9 @@ def injection_reasons(text: str) -> list[str]:
     reasons = [rx.pattern for rx in _ADDRESS_RE if rx.search(spaced) or rx.search(deleeted)]
     reasons += [rx.pattern for rx in _STRUCTURAL_RE if rx.search(norm)]
     reasons += [s for s in _SQUASHED if s.translate(_LEET) in squashed]
+    alnum = "".join(ch for ch in norm if ch.isalnum())
+    reasons += [s for s in _SQUASHED_WITH_DIGITS if s in alnum]
+    reasons += [rx.pattern for rx in _OTHER_LANGUAGE_RE if rx.search(norm)]
     return reasons
 
 

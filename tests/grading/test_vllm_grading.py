@@ -24,7 +24,7 @@ async def test_one_grading_through_the_local_vllm(vllm_server, shipped_catalog, 
     finally:
         await client.aclose()
     assert grade.grader == "llm"  # a fallback here means the real structured call failed
-    assert [kp.point for kp in grade.key_points] == list(shipped_catalog.bites["readiness-vs-liveness"].key_points)
+    assert [kp.point for kp in grade.key_points] == list(shipped_catalog.bites["readiness-vs-liveness"].point_texts)
     for kp in grade.key_points:
         assert (kp.status == "missing") == (kp.evidence is None)
         assert kp.evidence is None or kp.evidence.lower() in ANSWER.lower()
