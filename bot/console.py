@@ -9,10 +9,12 @@ not a terminal, commands are read line by line until the end of input.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import shlex
 import sys
+import uuid
 
 from bot.handlers import Actor, Handlers
 from bot.replies import Reply
@@ -81,6 +83,9 @@ class Console:
         self.actor = actor
         self.interactive = self.stdin.isatty()
         self.buttons = ()
+        # Request ids must be unique across processes (attempt keys are): a second console
+        # session on the same database starts its turns at 1 again.
+        self._session = uuid.uuid4().hex[:12]
         self._turn = 0
 
     def say(self, text: str) -> None:
@@ -96,7 +101,7 @@ class Console:
 
     def _actor(self) -> Actor:
         self._turn += 1
-        return Actor(**{**self.actor.__dict__, "request_id": f"console-{self._turn}"})
+        return dataclasses.replace(self.actor, request_id=f"console-{self._session}-{self._turn}")
 
     async def show(self, reply: Reply) -> None:
         """Print a reply; a modal becomes a prompt for the answer."""

@@ -12,13 +12,14 @@ import asyncio
 import logging
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot import custom_ids as ids
 from bot import render
 from bot.replies import Reply, notice
 from coach.daily import next_post_time
 from coach.errors import CoachError, InvalidRequest, NotFound, NotOwner
+from coach.grading.models import GradeError, OffTopic
 from coach.timeutil import local_date
 
 log = logging.getLogger("coach.bot")
@@ -59,7 +60,7 @@ class Handlers:
         if result.conflict is not None:
             return render.conflict(result.conflict)
         reply = render.question(result.session)
-        return Reply(**{**reply.__dict__, "edit": False})
+        return replace(reply, edit=False)
 
     async def review(self, actor: Actor) -> Reply:
         result = await self.coach.start_review(actor.user_id, actor.guild_id)
@@ -68,7 +69,7 @@ class Handlers:
         if result.session is None:
             return render.nothing_due(result.explain_again)
         reply = render.question(result.session)
-        return Reply(**{**reply.__dict__, "edit": False})
+        return replace(reply, edit=False)
 
     async def _owned_session(self, actor: Actor, session: str):
         if not session.isdigit():
@@ -117,7 +118,7 @@ class Handlers:
         result = await starter(actor.user_id, actor.guild_id, bite_id)
         if result.conflict is not None:
             return render.conflict(result.conflict)
-        return Reply(**{**render.question(result.session).__dict__, "edit": False})
+        return replace(render.question(result.session), edit=False)
 
     # ----- bites and explanations -------------------------------------------------------
     async def find_bite(self, topic: str):
@@ -160,7 +161,15 @@ class Handlers:
         return render.explain_prompt(bite)
 
     async def grade(self, actor: Actor, answer: str, bite_id: str | None) -> Reply:
-        wait = self.services.explain_cooldown.wait_time(actor.user_id)
+        try:
+            grader = await self.services.grader()
+        except Exception:
+            log.exception("grader failed to load")
+            grader = None
+        if grader is None:  # nothing ran, so no use of the cool-down is spent
+            return notice("Grading is unavailable right now, sorry — your answer was not stored. Try again later.",
+                          outcome="grading_unavailable")
+        wait = self.services.explain_cooldown.take(actor.user_id)
         if wait > 0:
             return notice(
                 f"Grading takes a while, so I keep it to {self.services.settings.explain_rate_limit} explanations "
@@ -168,28 +177,15 @@ class Handlers:
                 f"Take a breath and try again in {int(wait) + 1} seconds.",
                 outcome="cooldown",
             )
-        try:
-            grader = await self.services.grader()
-        except Exception:
-            log.exception("grader failed to load")
-            grader = None
-        if grader is None:
-            return notice("Grading is unavailable right now, sorry — your answer was not stored. Try again later.",
-                          outcome="grading_unavailable")
         attempt_key = f"{actor.request_id}:{bite_id or '-'}" if actor.request_id else None
         result = await grader.grade_and_record(self.coach, actor.user_id, actor.guild_id, answer, bite_id, attempt_key)
         draft = self.services.drafts.put(actor.user_id, answer)
-        kind = type(result).__name__
-        if kind == "OffTopic":
+        if isinstance(result, OffTopic):
             return render.off_topic(result, draft=draft)
-        if kind == "GradeError":
+        if isinstance(result, GradeError):
             return notice(result.message, outcome=result.error)
-        alternatives = ()
-        if bite_id is None:
-            topics = await self.services.topics()
-            found = await asyncio.to_thread(topics.find, answer, 4)
-            alternatives = tuple(h for h in found.results if h.bite_id != result.bite_id)
-        return render.grade(result, draft=draft, alternatives=alternatives, retrieved=bite_id is None)
+        # The pipeline's own retrieval supplies the "grade as another bite" choices: no second search.
+        return render.grade(result, draft=draft, alternatives=result.alternatives, retrieved=bite_id is None)
 
     async def _regrade(self, actor: Actor, bite_id: str, draft: str) -> Reply:
         text = self.services.drafts.get(actor.user_id, draft)
@@ -346,8 +342,7 @@ class Handlers:
         pick = await self.coach.pick_daily(actor.guild_id, day, track)
         post = render.daily_post(pick, self.catalog.bites[pick.bite_id])
         intro = render.schedule(schedule).content
-        return Reply(**{**post.__dict__, "content": f"Preview (only you see this). {intro}", "ephemeral": True,
-                        "outcome": "preview"})
+        return replace(post, content=f"Preview (only you see this). {intro}", ephemeral=True, outcome="preview")
 
     async def daily_answer(self, actor: Actor, day, choice: int) -> Reply:
         if not actor.guild_id:

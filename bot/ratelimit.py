@@ -14,8 +14,9 @@ class Cooldown:
         self.limit, self.window_s, self.clock, self.max_keys = limit, window_s, clock, max_keys
         self._uses: OrderedDict[object, deque[float]] = OrderedDict()
 
-    def wait_time(self, key) -> float:
-        """0 if `key` may go now (and the use is counted), else the seconds until it may."""
+    def take(self, key) -> float:
+        """Take a use for `key` if one is free (returns 0 and counts it); otherwise count nothing
+        and return the seconds until one frees up."""
         now = self.clock()
         uses = self._uses.pop(key, None) or deque()
         while uses and now - uses[0] >= self.window_s:

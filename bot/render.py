@@ -6,6 +6,8 @@ push a message over a limit. The console prints the same Replies.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot import custom_ids as ids
 from bot.limits import clip, fit
 from bot.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
@@ -238,7 +240,7 @@ def summary(result) -> Reply:
 def conflict(state) -> Reply:
     """The user already has a session running: show where it is."""
     reply = question(state, heading="You already have a quiz running — here is where you left off. Stop it to start another.")
-    return Reply(**{**reply.__dict__, "edit": False, "outcome": "resumed"})
+    return replace(reply, edit=False, outcome="resumed")
 
 
 def nothing_due(explain_again) -> Reply:

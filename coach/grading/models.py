@@ -22,6 +22,14 @@ class KeyPointVerdict(BaseModel):
     kind: Literal["core", "depth"] = "core"
 
 
+class Suggestion(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    bite_id: str
+    title: str
+    score: float
+
+
 class Grade(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -42,8 +50,10 @@ class Grade(BaseModel):
     purpose: bool = False
     rubric_version: str = ""
     grader_version: str = ""
-    # Not part of the contract: whether the keyword-soup detector fired (explains a 0).
+    # Not part of the contract: whether the keyword-soup detector fired (explains a 0), and
+    # when the bite was found by retrieval, the runners-up (offered as "grade as another bite").
     keyword_soup: bool = Field(False, exclude=True)
+    alternatives: tuple[Suggestion, ...] = Field((), exclude=True)
 
     def to_json(self) -> dict:
         return {
@@ -67,14 +77,6 @@ class Grade(BaseModel):
             "rubric_version": self.rubric_version,
             "grader_version": self.grader_version,
         }
-
-
-class Suggestion(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    bite_id: str
-    title: str
-    score: float
 
 
 class OffTopic(BaseModel):

@@ -21,7 +21,7 @@ from content import Bite, Catalog
 log = logging.getLogger(__name__)
 
 EMPTY_MESSAGE = "That answer is empty. Say it the way you would out loud to an interviewer, then send it again."
-SUGGESTIONS_SHOWN = 3
+SUGGESTIONS_SHOWN = 3  # off-topic: which bites did you mean; on topic: the runners-up
 
 
 @dataclass(frozen=True)
@@ -98,14 +98,14 @@ class Grader:
             if bite is None:
                 return GradeError(error="unknown_bite", message=f"There is no bite called {bite_id!r}.")
         else:
-            found = await asyncio.to_thread(self.topics.find, cleaned.text, SUGGESTIONS_SHOWN)
-            if not found.on_topic or not found.results:
-                return OffTopic(
-                    suggestions=[Suggestion(bite_id=h.bite_id, title=h.title, score=round(float(h.score), 4)) for h in found.results]
-                )
-            bite = self.catalog.bites[found.results[0].bite_id]
+            found = await asyncio.to_thread(self.topics.find, cleaned.text, SUGGESTIONS_SHOWN + 1)
+            hits = [Suggestion(bite_id=h.bite_id, title=h.title, score=round(float(h.score), 4)) for h in found.results]
+            if not found.on_topic or not hits:
+                return OffTopic(suggestions=hits[:SUGGESTIONS_SHOWN])
+            bite = self.catalog.bites[hits[0].bite_id]
         verdicts, grader = await self._verdicts(bite, cleaned.text)
-        return self._grade(bite, verdicts, grader, truncated=cleaned.truncated)
+        grade = self._grade(bite, verdicts, grader, truncated=cleaned.truncated)
+        return grade if bite_id is not None else grade.model_copy(update={"alternatives": tuple(hits[1:])})
 
     async def _verdicts(self, bite: Bite, text: str) -> tuple[Verdicts, str]:
         if self.llm_judge is not None:

@@ -74,6 +74,21 @@ def test_piped_session_on_a_fresh_var(tmp_path, env):
     assert "falling back" in (tmp_path / "var" / "console.log").read_text()
 
 
+@pytest.mark.timeout(900)
+def test_a_second_console_session_on_the_same_database_keeps_its_answers(tmp_path, env):
+    """Request ids are unique across processes: a new session's first /explain is not taken
+    for a retry of the previous session's first one."""
+    script = "\n".join([
+        "/explain kv cache",
+        "The KV cache keeps the keys and values of earlier tokens so each step only projects the newest token.",
+        "/stats", "/quit",
+    ]) + "\n"
+    outputs = [subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=tmp_path, env=env,
+                              timeout=500).stdout for _ in range(2)]
+    explained = [out.count("(embedding) ·") for out in outputs]
+    assert explained == [1, 2], outputs[1]
+
+
 @pytest.mark.timeout(600)
 def test_end_of_input_exits_cleanly(tmp_path, env):
     done = subprocess.run(COACH, input="/help\n", capture_output=True, text=True, cwd=tmp_path, env=env, timeout=500)

@@ -72,6 +72,17 @@ async def test_bite_is_retrieved_when_none_is_given(demo_grader):
     assert grade.score >= 1 and grade.red_flag is False
 
 
+async def test_retrieval_runs_once_and_its_runners_up_come_with_the_grade(demo_grader, monkeypatch):
+    calls = []
+    find = demo_grader.topics.find
+    monkeypatch.setattr(demo_grader.topics, "find", lambda *a, **k: calls.append(a) or find(*a, **k))
+    grade = await demo_grader.grade(STRONG_KV)
+    assert isinstance(grade, Grade) and grade.bite_id == "kv-cache" and len(calls) == 1
+    assert grade.alternatives and all(alt.bite_id != "kv-cache" for alt in grade.alternatives)
+    assert "alternatives" not in grade.to_json()  # not part of the contract
+    assert (await demo_grader.grade(STRONG_KV, "kv-cache")).alternatives == ()  # a chosen bite has none
+
+
 async def test_off_topic_answer_gets_suggestions_not_a_grade(demo_grader):
     result = await demo_grader.grade("My favourite pasta uses garlic, olive oil and lots of parsley.")
     assert isinstance(result, OffTopic)
