@@ -7,7 +7,7 @@ question clicks an answer and then Next (11 interactions), waiting for each
 acknowledgement like a person would. Measured at the fake: time from pushing an
 interaction to the bot's first response; throughput; the bot's peak RSS.
 
-    .venv/bin/python bench/bot_load.py --users 100 500 [--out docs/bench/bot_load.md]
+    .venv/bin/python -m bench.bot_load --users 100 500 [--out docs/bench/bot_load.md]
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from tests.fakediscord import FakeDiscord
 
-from tests.fakediscord import FakeDiscord  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 QUESTIONS = 5
 
@@ -184,7 +183,7 @@ async def main() -> None:
     text = "\n".join([
         "# Bot load: concurrent quiz users against the fake Discord",
         "",
-        f"Command: `.venv/bin/python bench/bot_load.py --users {' '.join(map(str, args.users))} "
+        f"Command: `.venv/bin/python -m bench.bot_load --users {' '.join(map(str, args.users))} "
         f"--guilds {args.guilds}`",
         f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}; the bot is one `coach run` process "
         "(SQLite, shipped content, LLM off: quizzes need no model); the fake Discord and the simulated users share "

@@ -4,8 +4,8 @@ random — LLM server crashes (or, for an LLM this script did not start, a flapp
 TCP proxy in front of it), 429s from the fake Discord, and one SIGKILL of the bot.
 At the end it audits the bot's database against what the users saw.
 
-    .venv/bin/python bench/soak.py --start-llm --minutes 10 --users 200
-    .venv/bin/python bench/soak.py --llm-url http://127.0.0.1:8000/v1 --minutes 2 --users 20
+    .venv/bin/python -m bench.soak --start-llm --minutes 10 --users 200
+    .venv/bin/python -m bench.soak --llm-url http://127.0.0.1:8000/v1 --minutes 2 --users 20
 
 Everything talks to 127.0.0.1 only. Results: a JSON summary on stdout and the table
 in docs/bench/soak.md (`--out`).
@@ -27,15 +27,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlparse
 
+from bench.soak_report import write_report
+from content import default_catalog
+from tests.fakediscord import FakeDiscord
+from tests.reliability.botproc import BotProcess, bot_environment
+from tests.reliability.simulation import Ledger, SimUser, audit, gradings_by_grader
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "bench")]
-
-from soak_report import write_report  # noqa: E402
-
-from content import default_catalog  # noqa: E402
-from tests.fakediscord import FakeDiscord  # noqa: E402
-from tests.reliability.botproc import BotProcess, bot_environment  # noqa: E402
-from tests.reliability.simulation import Ledger, SimUser, audit, gradings_by_grader  # noqa: E402
 
 RATE_LIMITED_ROUTES = [  # (name, path pattern, retry_after range in seconds, weight)
     ("interaction callback", r"/interactions/\d+/[^/]+/callback$", (0.05, 0.3), 3),
@@ -389,7 +387,7 @@ def main(argv=None) -> int:
     started = datetime.now(timezone.utc)
     load_before = os.getloadavg()
     result = asyncio.run(Soak(args, workdir).run())
-    result.update(command="python " + " ".join(["bench/soak.py", *(argv or sys.argv[1:])]),
+    result.update(command="python -m " + " ".join(["bench.soak", *(argv or sys.argv[1:])]),
                   date=started.strftime("%Y-%m-%d %H:%M UTC"), machine=machine(), load_before=load_before,
                   workdir=str(workdir), settings=vars(args) | {"workdir": str(workdir), "out": str(args.out)})
     print(json.dumps(result, indent=1, default=str))
