@@ -112,10 +112,10 @@ class Handlers:
         bite = self.catalog.bites.get(bite_id)
         if bite is None:
             return notice("I don't know that bite any more.", outcome="not_found")
-        starter = getattr(self.coach, "start_bite_quiz", None)
-        if starter is None:
-            return await self.quiz(actor, bite.track, 5)
-        result = await starter(actor.user_id, actor.guild_id, bite_id)
+        try:
+            result = await self.coach.start_bite_quiz(actor.user_id, actor.guild_id, bite_id)
+        except InvalidRequest as error:
+            return notice(f"{error}.", outcome="invalid")
         if result.conflict is not None:
             return render.conflict(result.conflict)
         return replace(render.question(result.session), edit=False)

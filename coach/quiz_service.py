@@ -16,6 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from coach.engine_base import EngineBase
 from coach.errors import InvalidRequest, NotFound, NotOwner
 from coach.quiz import DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, draw_questions, shown_index, shuffled_order
+
+BITE_QUIZ_COUNT = 5  # "Quiz me" on a bite: a short session
 from coach.results import AnswerResult, QuizState, StartResult, Summary, WeakBite
 from coach.review import BITE, QUESTION, rating_for_answer
 from coach.scoring import XP_CORRECT_ANSWER, XP_FINISH_BONUS
@@ -98,6 +100,27 @@ class QuizService(EngineBase):
             return draw_questions(pool, last_result, count, self.rng)
 
         return await self._start(user_id, guild_id, track, "quiz", choose)
+
+    async def start_bite_quiz(self, user_id: int, guild_id: int, bite_id: str, count: int = BITE_QUIZ_COUNT) -> StartResult:
+        """A short session on one bite: its own questions first, then its related bites'
+        (each group in a random order), or the conflicting active session if there is one."""
+        self._check_count(count)
+        bite = self.catalog.bites.get(bite_id)
+        if bite is None:
+            raise NotFound(f"unknown bite {bite_id!r}")
+        own = [q.id for q in self.catalog.questions_for(bite_id)]
+        related = [q.id for other in bite.related if other in self.catalog.bites
+                   for q in self.catalog.questions_for(other)]
+        if not own and not related:
+            raise InvalidRequest(f"bite {bite_id!r} has no questions yet")
+        self.rng.shuffle(own)
+        self.rng.shuffle(related)
+        chosen = list(dict.fromkeys(own + related))[:count]
+
+        async def choose(db):
+            return chosen
+
+        return await self._start(user_id, guild_id, bite.track, "quiz", choose)
 
     async def start_review(self, user_id: int, guild_id: int, count: int = DEFAULT_COUNT) -> StartResult:
         """A session over the user's due question cards (most overdue first); due

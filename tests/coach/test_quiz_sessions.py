@@ -237,3 +237,16 @@ async def test_questions_with_other_than_four_options(store, settings, clock, tm
     assert result.correct and result.correct_choice == state.question.options.index("maybe")
     pick = await coach.pick_daily(GUILD, clock().date(), track="odd")
     assert sorted(pick.question.options) == ["maybe", "no", "yes"]
+
+
+async def test_bite_quiz_asks_that_bites_questions(coach):
+    state = (await coach.start_bite_quiz(USER, GUILD, "bite-c")).session
+    own = {q.id for q in coach.catalog.questions_for("bite-c")}
+
+    async def ids(db):
+        from coach.store.models import QuizSession
+        return (await db.get(QuizSession, state.session_id)).question_ids
+
+    assert set(await coach.store.run(ids)) == own and state.total == len(own)  # no related bites here
+    with pytest.raises(Exception, match="unknown bite"):
+        await coach.start_bite_quiz(USER, GUILD + 1, "no-such-bite")

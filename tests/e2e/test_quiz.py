@@ -64,3 +64,18 @@ async def test_restart_mid_quiz_old_button_still_works(harness, fake):
     refusal = await fake.reply(stale)
     assert refusal["id"] != message["id"] and refusal["flags"] & 64, "a private notice, the quiz is left alone"
     assert "already answered" in refusal["content"]
+
+
+async def test_quiz_me_on_a_bite_starts_that_bites_quiz(harness, fake):
+    await harness.start()
+    guild, carol = fake.add_guild(), fake.add_user("carol")
+    shown = await fake.slash(carol, "bite", guild=guild, options={"topic": "kv cache"})
+    bite_message = await fake.reply(shown)
+    click = await fake.click(carol, bite_message, button(bite_message, "Quiz me")["custom_id"])
+    assert await click.acknowledged() in ANSWERED
+    quiz = await fake.reply(click)
+    # The e2e track's kv-cache bite has two questions and one related bite with two more.
+    assert quiz["embeds"][0]["title"].startswith("Quiz · 1/4")
+    own_stems = {"What exactly does the KV cache hold during generation?",
+                 "How does the KV cache's memory grow while serving a batch of requests?"}
+    assert any(stem in quiz["embeds"][0]["description"] for stem in own_stems), quiz["embeds"][0]["description"]
