@@ -2,28 +2,26 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-# Re-install only when pyproject.toml changes.
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# Re-install only when pyproject.toml or the pinned versions change.
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: run test llm setup tools bench clean
+.PHONY: run test llm setup bench clean
 
-$(STAMP): pyproject.toml
+# Every version is pinned (constraints.txt), so two machines install the same thing.
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q pip==26.3
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
 	@rm -f $(VENV)/.installed-* && touch $@
 
 setup: $(STAMP)
-
-# docker-compose (Debian's package) only validates the compose file in a test: no engine runs here.
-tools:
-	@command -v docker-compose >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-compose >/dev/null; }
 
 run: setup
 	@mkdir -p var
 	$(BIN)/coach run
 
-test: setup tools
+# Needs no root and changes nothing outside the checkout (.ci/run installs system tools).
+test: setup
 	@mkdir -p var
 	$(BIN)/python -m pytest -q
 

@@ -120,13 +120,28 @@ async def test_healthz_is_the_conjunction_of_critical_checks_and_reports_the_llm
         await runner.cleanup()
 
 
-def test_compose_file_validates_and_has_the_production_shape():
-    assert shutil.which("docker-compose"), "docker-compose (Debian package) is installed by `make test`"
+def compose_validator() -> list[str] | None:
+    """Debian's docker-compose, or the docker CLI's compose plugin, whichever is here."""
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    if shutil.which("docker") and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
+        return ["docker", "compose"]
+    return None
+
+
+def test_compose_file_passes_the_external_validator():
+    """`.ci/run` installs the validator (it may install system packages; `make test` may not)."""
+    validator = compose_validator()
+    if validator is None:
+        pytest.skip("no docker-compose here: .ci/run installs one; the structural checks below still run")
     result = subprocess.run(
-        ["docker-compose", "-f", str(ROOT / "docker-compose.yml"), "config", "-q"],
+        [*validator, "-f", str(ROOT / "docker-compose.yml"), "config", "-q"],
         capture_output=True, text=True, env={"DISCORD_TOKEN": "x", "PATH": "/usr/bin:/bin"}, timeout=60,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_compose_file_has_the_production_shape():
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     assert set(services) == {"vllm", "postgres", "bot"}
     gpu = services["vllm"]["deploy"]["resources"]["reservations"]["devices"][0]

