@@ -14,7 +14,7 @@ import yaml
 from content.loader import Catalog, Problem, load_collecting
 from content.schema import Question, Track
 
-# Discord limits (see DESIGN.md).
+# Discord limits (docs/architecture.md; Discord's own documented numbers).
 BUTTON_LABEL_MAX = 80
 EMBED_DESCRIPTION_MAX = 4096
 MESSAGE_MAX = 2000

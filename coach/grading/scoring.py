@@ -1,4 +1,4 @@
-"""The score, computed in code from verdicts (DESIGN.md "The grading scale").
+"""The score, computed in code from verdicts (docs/grading.md; the scale is the brief's).
 
 The LLM or embedding judge decides each key point, whether the answer states the
 purpose, and whether it makes the red flag; neither picks the number.
@@ -40,7 +40,7 @@ class ScoreRule:
             raise ValueError(f"cut-offs must rise: gist {self.gist} < solid {self.solid} < lands {self.lands}")
 
 
-# The design's starting point (DESIGN.md): all core points -> 4, most -> 3, about half -> 2.
+# The design's starting point (docs/grading.md): all core points -> 4, most -> 3, about half -> 2.
 # The fit searches around it and prefers it on ties; the shipped numbers come from the artifact.
 DESIGN_PRIOR = ScoreRule(depth_weight=0.25, lands=0.9, solid=0.65, gist=0.35)
 
