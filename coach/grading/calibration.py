@@ -13,7 +13,7 @@
    offset second, with 1-3 fixed.
 
 Similarities are computed once per answer; each threshold combination is then scored
-with array arithmetic. `cross_validate` repeats 2-3 with whole bites held out, a fairer
+with array arithmetic. `cross_validate` repeats 2-4 with whole bites held out, a fairer
 forecast for bites the fit never saw.
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 from coach.grading.detectors import keyword_soup, looks_like_injection
 from coach.grading.embedding_judge import INJECTION_SIMILARITY, EmbeddingJudge, EmbeddingThresholds
 from coach.grading.eval import quadratic_weighted_kappa
-from coach.grading.scoring import DESIGN_PRIOR, ScoreRule, quality, score_answer
+from coach.grading.scoring import DESIGN_PRIOR, ScoreRule, score_answer
 
 SCORE_GRID = {
     "depth_weight": (0.0, 0.125, 0.25, 0.375, 0.5),
@@ -191,9 +191,3 @@ def summary(f: Features, t: EmbeddingThresholds, rule: ScoreRule) -> dict:
         if f.gold_flag.any() else None,
         "purpose_agreement": round(float(((f.purpose_best >= t.purpose) == f.gold_purpose).mean()), 4),
     }
-
-
-def gold_quality(rows: list[dict], catalog, rule: ScoreRule) -> list[float]:
-    """Each graded row's quality under `rule` from its gold verdicts (for the docs' tables)."""
-    return [quality(r["key_points"], [p.kind for p in catalog.bites[r["bite_id"]].key_points], rule.depth_weight)
-            for r in graded(rows)]
