@@ -11,11 +11,15 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.ratelimit import Cooldown, Drafts
 from coach.config import Settings
 from content import Catalog, default_catalog, load_catalog
+
+if TYPE_CHECKING:  # typed, so a handler calling a method the Coach lacks is caught by a type checker
+    from coach.engine import Coach
+    from coach.store import Store
 
 log = logging.getLogger("coach.bot.services")
 
@@ -23,9 +27,9 @@ log = logging.getLogger("coach.bot.services")
 @dataclass
 class Services:
     settings: Settings
-    store: Any
+    store: "Store"
     catalog: Catalog
-    coach: Any
+    coach: "Coach"
     llm: Any = None
     explain_cooldown: Cooldown = None  # type: ignore[assignment]
     drafts: Drafts = field(default_factory=Drafts)
