@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-prompts", default=None, help="write the exact LLM prompts for the split and stop")
     parser.add_argument("--llm-sample", type=int, default=None, help="grade N evenly spaced answers with the LLM")
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--max-tokens", type=int, default=384)
+    parser.add_argument("--max-tokens", type=int, default=640)
     parser.add_argument("--timeout", type=float, default=600.0, help="per LLM request, seconds (CPU vLLM is slow)")
     args = parser.parse_args(argv)
     args.argv = argv if argv is not None else sys.argv[1:]

