@@ -84,11 +84,14 @@ def answer_units(sentences: list[str]) -> list[str]:
     return pieces + pairs
 
 
+def idf_texts(bite: Bite) -> tuple[str, ...]:
+    """One bite's share of the texts where a word piece's rarity (its IDF) is counted."""
+    return (bite.explainer, bite.model_answer, bite.purpose, *bite.point_texts, *bite.phrasings, *bite.sample_answers)
+
+
 def idf_corpus(catalog) -> list[str]:
     """The catalog's own texts: where a word piece's rarity (its IDF) is counted."""
-    return [text for bite in catalog.bites.values()
-            for text in (bite.explainer, bite.model_answer, bite.purpose, *bite.point_texts, *bite.phrasings,
-                         *bite.sample_answers)]
+    return [text for bite in catalog.bites.values() for text in idf_texts(bite)]
 
 
 @dataclass

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from coach.grading.embedding_judge import EmbeddingThresholds
+from coach.grading.embedding_judge import EmbeddingThresholds, idf_texts
+from coach.grading.red_flags import red_flag_texts
 from coach.grading.scoring import ScoreRule
 
 ARTIFACT = Path(__file__).with_name("grader_fit.json")
@@ -56,18 +57,15 @@ class GraderFit(BaseModel):
 
 
 def catalog_fingerprint(catalog) -> str:
-    """Every catalog text a fitted number depends on (rubric, red flag, phrasings, model answers,
-    and the texts the token matcher's IDF is counted over)."""
+    """Every catalog text a fitted number depends on: the rubric (points and their kinds),
+    the red flag's texts, and the texts the token matcher reads (its IDF corpus, which holds
+    the key points, phrasings and model answer the red flag is contrasted with)."""
     payload = [
         {
             "id": bite.id,
-            "purpose": bite.purpose,
-            "key_points": [[p.point, p.kind] for p in bite.key_points],
-            "red_flag": bite.red_flag,
-            "red_flag_phrasings": list(bite.red_flag_phrasings),
-            "phrasings": list(bite.phrasings),
-            "model_answer": bite.model_answer,
-            "idf_texts": [bite.explainer, *bite.sample_answers],  # the token matcher's IDF counts them
+            "kinds": [p.kind for p in bite.key_points],
+            "red_flag": red_flag_texts(bite),
+            "texts": list(idf_texts(bite)),
         }
         for bite in sorted(catalog.bites.values(), key=lambda b: b.id)
     ]
