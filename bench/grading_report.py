@@ -7,8 +7,8 @@ from collections import Counter
 import numpy as np
 
 from coach.grading.eval import quadratic_weighted_kappa
+from coach.grading.calibration import gold_scores, graded
 from coach.grading.models import Grade, OffTopic
-from coach.grading.scoring import score_answer
 
 STATUSES = ("covered", "partial", "missing", "wrong")
 GRADE_METRICS = [
@@ -30,14 +30,8 @@ _ORDINAL = {"wrong": 0, "missing": 0, "partial": 1, "covered": 2}
 
 
 def rubric_ceiling(rows: list[dict], catalog, rule) -> dict:
-    gold, pred = [], []
-    for r in rows:
-        kinds = [p.kind for p in catalog.bites[r["bite_id"]].key_points]
-        gold.append(r["score"])
-        pred.append(score_answer(r["key_points"], kinds, purpose=r["purpose"], red_flag=r["red_flag"],
-                                 injection=r["injection"], keyword_soup=False, rule=rule))
-    g, p = np.array(gold), np.array(pred)
-    return {"n": len(g), "qwk": quadratic_weighted_kappa(gold, pred), "exact": float((g == p).mean()),
+    g, p = np.array([r["score"] for r in graded(rows)]), gold_scores(rows, catalog, rule)
+    return {"n": len(g), "qwk": quadratic_weighted_kappa(list(g), list(p)), "exact": float((g == p).mean()),
             "mean_offset": float((p - g).mean())}
 
 

@@ -53,22 +53,28 @@ def _key(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
     return round(qwk, 4), -round(abs(float((pred - gold).mean())), 3), round(float((pred == gold).mean()), 4)
 
 
+def gold_scores(rows: list[dict], catalog, rule: ScoreRule) -> np.ndarray:
+    """The score function applied to each graded row's gold verdicts (purpose, red flag and
+    injection included): what a judge that agreed with the labels on every verdict would score."""
+    return np.array([
+        score_answer(r["key_points"], [p.kind for p in catalog.bites[r["bite_id"]].key_points],
+                     purpose=r.get("purpose", False), red_flag=r["red_flag"], injection=r["injection"],
+                     keyword_soup=False, rule=rule)
+        for r in graded(rows)
+    ])
+
+
 def fit_score_rule(rows: list[dict], catalog) -> tuple[ScoreRule, dict]:
     """The rule under which score_answer(gold verdicts) best matches the gold grades."""
     rows = graded(rows)
     gold = np.array([r["score"] for r in rows])
-    kinds = [[p.kind for p in catalog.bites[r["bite_id"]].key_points] for r in rows]
     best, best_key = DESIGN_PRIOR, None
     for values in itertools.product(*SCORE_GRID.values()):
         fields = dict(zip(SCORE_GRID, values))
         if not fields["gist"] < fields["solid"] < fields["lands"]:
             continue
         rule = ScoreRule(**fields)
-        pred = np.array([
-            score_answer(r["key_points"], k, purpose=r.get("purpose", False), red_flag=r["red_flag"],
-                         injection=r["injection"], keyword_soup=False, rule=rule)
-            for r, k in zip(rows, kinds)
-        ])
+        pred = gold_scores(rows, catalog, rule)
         distance = sum(abs(getattr(rule, f) - getattr(DESIGN_PRIOR, f)) for f in SCORE_GRID)
         key = (*_key(pred, gold), -round(distance, 4))
         if best_key is None or key > best_key:
