@@ -7,6 +7,8 @@ injection cannot turn it into a grade.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -120,9 +122,6 @@ _STRUCTURAL_RE = [re.compile(p, re.MULTILINE) for p in _STRUCTURAL]
 
 def _decoded_base64(text: str) -> str:
     """Readable text hidden as base64 (nobody says base64 out loud in an answer)."""
-    import base64
-    import binascii
-
     found = []
     for blob in _BASE64.findall(text):
         try:

@@ -77,11 +77,9 @@ def answer_pieces(sentences: list[str]) -> list[str]:
     return pieces
 
 
-def answer_units(sentences: list[str]) -> list[str]:
+def answer_units(pieces: list[str]) -> list[str]:
     """Pieces plus adjacent pairs: a key point is sometimes spread over two sentences."""
-    pieces = answer_pieces(sentences)
-    pairs = [f"{a} {b}" for a, b in zip(pieces, pieces[1:])]
-    return pieces + pairs
+    return pieces + [f"{a} {b}" for a, b in zip(pieces, pieces[1:])]
 
 
 def idf_texts(bite: Bite) -> tuple[str, ...]:
@@ -126,15 +124,14 @@ class EmbeddingJudge:
 
     def similarities(self, bite: Bite, answer: str) -> "AnswerSimilarities":
         sentences = [s for s in self._split(answer) if re.search(r"\w", s)] or [answer]
-        units = answer_units(sentences)
+        pieces = answer_pieces(sentences)
+        units = answer_units(pieces)
         unit_vectors = self._embedder.encode(units)
         vectors = self._bite_vectors(bite)
-        n_pieces = len(answer_pieces(sentences))
-        sentence_vectors = unit_vectors[:n_pieces]
+        sentence_vectors = unit_vectors[:len(pieces)]
         answer_tokens = self._tokens.encode_answer(answer)
         return AnswerSimilarities(
             units=units,
-            n_sentences=n_pieces,
             points=vectors.key_points @ unit_vectors.T,
             point_recall=np.array([self._tokens.recall(ref, answer_tokens) for ref in vectors.point_tokens]),
             purpose_recall=self._tokens.recall(vectors.purpose_tokens, answer_tokens),
@@ -150,33 +147,40 @@ class EmbeddingJudge:
             injection_phrases=looks_like_injection(answer), soup=keyword_soup(answer),
         )
         # Evidence is the phrase that supports the point, and the answer's own span of it.
+        phrases = iter(self._phrases([(kp.point, kp.evidence) for kp in verdicts.key_points if kp.evidence]))
         points = [
-            kp.model_copy(update={"evidence": find_quote(self._phrase(kp.point, kp.evidence), answer) or kp.evidence})
-            if kp.evidence else kp
+            kp.model_copy(update={"evidence": find_quote(next(phrases), answer) or kp.evidence}) if kp.evidence else kp
             for kp in verdicts.key_points
         ]
         return verdicts.model_copy(update={"key_points": points})
 
-    def _phrase(self, point: str, unit: str) -> str:
-        """The clause of a long matching unit that is closest to the point."""
-        clauses = [c.strip() for c in _CLAUSE_BREAK.split(unit) if len(c.split()) >= MIN_CLAUSE_WORDS]
-        if len(unit.split()) <= MAX_EVIDENCE_WORDS or len(clauses) < 2:
-            return unit
-        vectors = self._embedder.encode([point, *clauses])
-        return clauses[int(np.argmax(vectors[1:] @ vectors[0]))]
-
+    def _phrases(self, pairs: list[tuple[str, str]]) -> list[str]:
+        """Per (point, matching unit): the unit's clause closest to the point when the unit is
+        long, else the unit. All clauses of one answer are encoded in one call."""
+        split = [[c.strip() for c in _CLAUSE_BREAK.split(unit) if len(c.split()) >= MIN_CLAUSE_WORDS]
+                 for _, unit in pairs]
+        cut = [len(unit.split()) > MAX_EVIDENCE_WORDS and len(clauses) >= 2 for (_, unit), clauses in zip(pairs, split)]
+        texts = [text for (point, _), clauses, c in zip(pairs, split, cut) if c for text in (point, *clauses)]
+        vectors, start, phrases = self._embedder.encode(texts), 0, []
+        for (_, unit), clauses, c in zip(pairs, split, cut):
+            if not c:
+                phrases.append(unit)
+                continue
+            point, rows = vectors[start], vectors[start + 1:start + 1 + len(clauses)]
+            phrases.append(clauses[int(np.argmax(rows @ point))])
+            start += 1 + len(clauses)
+        return phrases
 
 @dataclass(frozen=True)
 class AnswerSimilarities:
     """Cosine similarities of one answer's units (sentences, then adjacent pairs) to a bite."""
 
     units: list[str]
-    n_sentences: int
     points: np.ndarray  # key point x unit (sentence vectors: where the evidence is)
     point_recall: np.ndarray  # per key point: token-level recall in the answer (decides the status)
     purpose_recall: float
     red_flag_contrast: float  # best recall of a mistaken text minus best recall of a correct one
-    injection: np.ndarray  # injection exemplar x sentence
+    injection: np.ndarray  # injection exemplar x piece (sentences, windows of long ones)
 
 
 def decide(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict
+from functools import cached_property
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -49,7 +50,7 @@ class GraderFit(BaseModel):
     def thresholds(self) -> EmbeddingThresholds:
         return EmbeddingThresholds(**self.embedding)
 
-    @property
+    @cached_property
     def version(self) -> str:
         """A short id for attempts: which fit graded them."""
         digest = hashlib.sha256(json.dumps(self.model_dump(exclude={"figures"}), sort_keys=True).encode())
