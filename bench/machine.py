@@ -1,4 +1,4 @@
-"""One line describing the machine a benchmark ran on."""
+"""What the machine a benchmark ran on is: its CPU, and one line for a report."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ import platform
 from pathlib import Path
 
 
+def cpu_model() -> str:
+    return next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                 if line.startswith("model name")), platform.processor() or "unknown CPU")
+
+
 def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor() or "unknown CPU")
+    cpu = cpu_model()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), no GPU, load average {load:.1f} at start"

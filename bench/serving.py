@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import secrets
 import statistics
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.machine import cpu_model
 from coach.grading.llm_judge import LLMJudge, verdict_schema
 from content import default_catalog
 from serving.client import LLMClient
@@ -179,10 +179,7 @@ async def measure_ttft(http, client: LLMClient, model, prompts: list[Prompt]) ->
 
 
 def machine() -> dict:
-    model = next(
-        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
-        platform.processor(),
-    )
+    model = cpu_model()
     mem_kib = int(next(line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")))
     return {"nproc": os.cpu_count(), "cpu": model, "ram_gib": round(mem_kib / 2**20, 1), "load": os.getloadavg()}
 

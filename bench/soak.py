@@ -27,6 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlparse
 
+from bench.machine import cpu_model
 from bench.soak_report import write_report
 from content import default_catalog
 from tests.fakediscord import FakeDiscord
@@ -353,8 +354,7 @@ def bot_rss_mb(bot: BotProcess) -> float | None:
 
 
 def machine() -> str:
-    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), platform.processor())
+    model = cpu_model()
     mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return f"{os.cpu_count()} cores ({model}), {mem_gib:.0f} GiB RAM, no GPU, {platform.platform()}"
 
