@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coach.grading.detectors import keyword_soup, looks_like_injection
-from coach.grading.embedding_judge import INJECTION_SIMILARITY, EmbeddingJudge, EmbeddingThresholds
+from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds
 from coach.grading.eval import quadratic_weighted_kappa
 from coach.grading.scoring import DESIGN_PRIOR, ScoreRule, score_answer
 
@@ -114,7 +114,7 @@ def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> Features:
         f.kinds.append([p.kind for p in bite.key_points])
         f.purpose_best[i] = sims.purpose_recall
         f.flag_score[i] = sims.red_flag_contrast
-        injected = looks_like_injection(row["answer"]) or bool((sims.injection >= INJECTION_SIMILARITY).any())
+        injected = looks_like_injection(row["answer"]) or sims.near_injection_exemplar()
         f.zeroed[i] = injected or keyword_soup(row["answer"])
     return f
 

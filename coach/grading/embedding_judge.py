@@ -182,6 +182,10 @@ class AnswerSimilarities:
     red_flag_contrast: float  # best recall of a mistaken text minus best recall of a correct one
     injection: np.ndarray  # injection exemplar x piece (sentences, windows of long ones)
 
+    def near_injection_exemplar(self) -> bool:
+        """A piece reads like a known attempt to instruct the grader (the net behind the regexes)."""
+        return bool((self.injection >= INJECTION_SIMILARITY).any())
+
 
 def decide(
     bite: Bite, sims: AnswerSimilarities, t: EmbeddingThresholds, *, injection_phrases: bool, soup: bool,
@@ -193,7 +197,7 @@ def decide(
         evidence = sims.units[int(np.argmax(row))] if status != "missing" else None
         verdicts.append(KeyPointVerdict(point=point.point, kind=point.kind, status=status, evidence=evidence))
     top_flag = sims.red_flag_contrast
-    injection = injection_phrases or bool((sims.injection >= INJECTION_SIMILARITY).any())
+    injection = injection_phrases or sims.near_injection_exemplar()
     return Verdicts(
         key_points=verdicts,
         red_flag=top_flag >= t.red_flag_sure,
