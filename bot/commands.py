@@ -43,7 +43,7 @@ def register(tree: app_commands.CommandTree, adapter: DiscordAdapter, handlers: 
     @tree.command(name="leaderboard", description="Who earned the most XP here")
     @app_commands.choices(period=periods)
     async def leaderboard(interaction: discord.Interaction, period: str = "week"):
-        await adapter.on_command(interaction, "leaderboard", lambda a: handlers.leaderboard(a, period))
+        await adapter.on_command(interaction, "leaderboard", lambda a: handlers.leaderboard(a, period), public=True)
 
     @tree.command(name="settings", description="Timezone, answer keeping, leaderboard, reminders")
     @app_commands.describe(timezone="IANA name, e.g. Europe/Paris", keep_answers="Keep the texts of my answers",

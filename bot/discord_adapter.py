@@ -55,9 +55,11 @@ class DiscordAdapter:
     # ----- entry points ------------------------------------------------------------------
     async def on_command(self, interaction: discord.Interaction, name: str,
                          work: Callable[[Actor], Awaitable[Reply]], *, slow: bool = False,
-                         instant: bool = False) -> None:
+                         instant: bool = False, public: bool = False) -> None:
+        """`public`: the reply is shown to the channel, so a deferral's placeholder must be too
+        (the follow-up edits the placeholder, and cannot change its visibility)."""
         await self._run(interaction, name, lambda: work(actor_of(interaction)), slow=slow, from_button=False,
-                        instant=instant)
+                        instant=instant, public=public)
 
     async def on_press(self, interaction: discord.Interaction, custom_id: str) -> None:
         decoded = custom_ids.decode(custom_id)
@@ -84,7 +86,7 @@ class DiscordAdapter:
 
     # ----- responding ---------------------------------------------------------------------
     async def _run(self, interaction, name: str, work: Callable[[], Awaitable[Reply]], *, slow: bool,
-                   from_button: bool, instant: bool = False) -> None:
+                   from_button: bool, instant: bool = False, public: bool = False) -> None:
         """`slow`: defer at once (grading). `instant`: the reply may be a modal, which can
         only be a first response, so it is never deferred for being busy."""
         started = time.perf_counter()
@@ -100,7 +102,7 @@ class DiscordAdapter:
                 # Too slow for a direct answer: acknowledge now, follow up when done. A click
                 # is acknowledged silently so its reply can still update the clicked message.
                 edit = from_button and not slow
-                await self._defer(interaction, edit=edit)
+                await self._defer(interaction, edit=edit, public=public)
                 ack_ms = (time.perf_counter() - started) * 1000
                 reply = await task
                 await self._follow_up(interaction, reply, deferred_update=edit)
@@ -135,11 +137,11 @@ class DiscordAdapter:
             return notice(SORRY, outcome="error")
 
     @staticmethod
-    async def _defer(interaction: discord.Interaction, *, edit: bool) -> None:
+    async def _defer(interaction: discord.Interaction, *, edit: bool, public: bool = False) -> None:
         if edit:
             await interaction.response.defer()
         else:
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await interaction.response.defer(ephemeral=not public, thinking=True)
 
     @staticmethod
     async def _answer(interaction: discord.Interaction, reply: Reply, *, from_button: bool) -> None:

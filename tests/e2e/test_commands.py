@@ -61,6 +61,18 @@ async def test_leaderboard_and_review(harness, fake):
     assert "already have a quiz running" in str(nothing["embeds"]) or "Nothing is due" in nothing["content"]
 
 
+async def test_a_deferred_leaderboard_is_still_shared_with_the_channel(harness, fake, monkeypatch):
+    """A busy bot defers every command; the leaderboard's placeholder, and so its reply, stay public."""
+    import bot.discord_adapter as adapter
+
+    monkeypatch.setattr(adapter, "ACK_BUDGET_S", 0.0)
+    await harness.start()
+    guild, alice = fake.add_guild(), fake.add_user("alice")
+    board = await run(fake, alice, guild, "leaderboard", options={"period": "week"})
+    assert "No XP earned" in board["content"]
+    assert not board["flags"] & 64, "the leaderboard is shared with the channel"
+
+
 async def test_report_this_question_is_stored(harness, fake):
     bot = await harness.start()
     guild, user = fake.add_guild(), fake.add_user("user")
