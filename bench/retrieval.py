@@ -150,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     known = set(catalog.bites)
     dev, dev_dropped = load_split("dev", known)
     test, test_dropped = load_split("test", known)
+    syllabus, _ = load_split("syllabus", known)
     embedder = Embedder()
     lines: list[str] = []
 
@@ -237,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     say(f"### Retrievers side by side (recipe `{DEFAULT_RECIPE}`; on-topic rows)")
     say()
     rows, scores = [], {}
-    for split_name, split in (("dev", dev), ("test", test)):
+    for split_name, split in (("dev", dev), ("test", test), ("syllabus", syllabus)):
         on = [r for r in split if r["bite_id"]]
         texts = [r["text"] for r in on]
         adapted = [[m.id for m in adapted_only.rank_all(t)] for t in texts]
@@ -257,6 +258,24 @@ def main(argv: list[str] | None = None) -> int:
             rows.append([split_name, method, q["n"], pct(q["top1"]), pct(q["top3"]), f"{q['mrr']:.3f}"])
     for line in table(["split", "method", "n", "top-1", "top-3", "MRR"], rows):
         say(line)
+    say()
+
+    # 2b. The syllabus check: each topic's title + summary, and a quiz-style answer, written
+    # blind from the title alone (tests/data/README-retrieval.md).
+    say(f"### Syllabus check (shipped retriever; {len(syllabus)} rows, two per topic, written from the title alone)")
+    say()
+    syllabus_rows, misses = [], []
+    for kind in ("title_summary", "quiz_answer"):
+        rows_kind = [r for r in syllabus if r["kind"] == kind]
+        found = [retriever.search(r["text"], 1) for r in rows_kind]
+        hits = sum(f.on_topic and f.matches[0].id == r["bite_id"] for f, r in zip(found, rows_kind))
+        misses += [f"`{r['bite_id']}` ({kind}) -> " + (f"`{f.matches[0].id}`" if f.on_topic else "off-topic")
+                   for f, r in zip(found, rows_kind) if not (f.on_topic and f.matches[0].id == r["bite_id"])]
+        syllabus_rows.append([kind, len(rows_kind), hits, pct(hits / max(1, len(rows_kind)))])
+    for line in table(["text", "n", "top-1 on its bite (and on topic)", "share"], syllabus_rows):
+        say(line)
+    say()
+    say("Misses: " + ("; ".join(misses) if misses else "none") + ".")
     say()
 
     # 3. Off-topic threshold: calibrated on dev, reported on both.
