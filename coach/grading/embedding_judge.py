@@ -111,11 +111,11 @@ class EmbeddingJudge:
         self._injection_vectors = embedder.encode(list(INJECTION_EXEMPLARS))
 
     def _bite_vectors(self, bite: Bite) -> _BiteVectors:
-        key = (bite.id, bite.point_texts, bite.purpose, bite.red_flag)  # two catalogs may share an id
+        key = (bite.id, bite.prompt, bite.point_texts, bite.purpose, bite.red_flag)  # two catalogs may share an id
         if key not in self._bites:
             self._bites[key] = _BiteVectors(
                 key_points=self._embedder.encode(list(bite.point_texts)),
-                point_tokens=self._tokens.encode_reference(list(bite.point_texts)),
+                point_tokens=self._tokens.encode_reference(list(bite.point_texts), given=bite.prompt),
                 purpose_tokens=self._tokens.encode_reference([bite.purpose])[0],
                 flag_tokens=self._tokens.encode_reference(red_flag_texts(bite)),
                 correct_tokens=self._tokens.encode_reference(correct_texts(bite, self._split)),
@@ -135,10 +135,20 @@ class EmbeddingJudge:
             points=vectors.key_points @ unit_vectors.T,
             point_recall=np.array([self._tokens.recall(ref, answer_tokens) for ref in vectors.point_tokens]),
             purpose_recall=self._tokens.recall(vectors.purpose_tokens, answer_tokens),
-            red_flag_contrast=max(self._tokens.recall(ref, answer_tokens) for ref in vectors.flag_tokens)
-            - max(self._tokens.recall(ref, answer_tokens) for ref in vectors.correct_tokens),
+            red_flag_contrast=self._red_flag_contrast(vectors, units),
             injection=self._injection_vectors @ sentence_vectors.T,
         )
+
+    def _red_flag_contrast(self, vectors: _BiteVectors, units: list[str]) -> float:
+        """The largest contrast in any one unit (sentence or adjacent pair): a mistake said in
+        one sentence of a long, otherwise right answer is still the mistake, whereas a
+        whole-answer contrast lets the right sentences outvote it."""
+        contrasts = [
+            max(self._tokens.recall(ref, tokens) for ref in vectors.flag_tokens)
+            - max(self._tokens.recall(ref, tokens) for ref in vectors.correct_tokens)
+            for _, tokens in self._embedder.token_vectors(units) if len(tokens)
+        ]
+        return max(contrasts, default=-1.0)  # no unit: no evidence of the mistake
 
     def judge(self, bite: Bite, answer: str) -> Verdicts:
         sims = self.similarities(bite, answer)
@@ -179,7 +189,7 @@ class AnswerSimilarities:
     points: np.ndarray  # key point x unit (sentence vectors: where the evidence is)
     point_recall: np.ndarray  # per key point: token-level recall in the answer (decides the status)
     purpose_recall: float
-    red_flag_contrast: float  # best recall of a mistaken text minus best recall of a correct one
+    red_flag_contrast: float  # per unit, best recall of a mistaken text minus best of a correct one; the top unit
     injection: np.ndarray  # injection exemplar x piece (sentences, windows of long ones)
 
     def near_injection_exemplar(self) -> bool:

@@ -65,6 +65,7 @@ def catalog_fingerprint(catalog) -> str:
         {
             "id": bite.id,
             "kinds": [p.kind for p in bite.key_points],
+            "prompt": bite.prompt,  # its words weigh nothing in key-point matching
             "red_flag": red_flag_texts(bite),
             "texts": list(idf_texts(bite)),
         }

@@ -1,10 +1,11 @@
 """The texts the embedding judge weighs an answer against when it looks for the red flag.
 
 The judge scores the red flag as a contrast, word piece by word piece
-(coach.grading.token_match): how well the answer matches the bite's mistaken texts
-(the claims in its red-flag description and the ways candidates say the mistake) minus
-how well it matches the bite's correct texts (key points, correct phrasings, model-answer
-sentences). An answer that names the mistake's subject while saying the right thing
+(coach.grading.token_match), in each sentence (or adjacent pair) of the answer: how well
+it matches the bite's mistaken texts (the claims in its red-flag description and the ways
+candidates say the mistake) minus how well it matches the bite's correct texts (key
+points, correct phrasings, model-answer sentences); the answer's contrast is its top
+sentence's. A sentence that names the mistake's subject while saying the right thing
 matches both and scores low; one that states the mistake matches only the first. The two
 decision levels (sure, possible) are fitted on dev by `coach grader fit`.
 """

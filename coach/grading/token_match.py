@@ -6,6 +6,10 @@ each word piece of the point, its best cosine to any word piece of the answer (c
 vectors of the same MiniLM model), averaged with IDF weights so "the", "is" and "model"
 count for little and "queries", "causal" and "bandwidth" for much. The IDF comes from the
 catalog's own texts; nothing here is fitted on labels.
+
+Word pieces of the question the candidate was asked weigh nothing: the candidate heard
+them, so repeating them is no evidence of knowing the point ("what does the KV cache
+store?" gives every answer "KV" and "cache").
 """
 
 from __future__ import annotations
@@ -30,10 +34,16 @@ class TokenMatcher:
     def idf(self, piece: str) -> float:
         return math.log((self._n + 1) / (self._frequency.get(piece.lower(), 0) + 1))
 
-    def encode_reference(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per text (a key point, the purpose): its piece vectors and IDF weights."""
-        return [(vectors, np.array([self.idf(p) for p in pieces]))
-                for pieces, vectors in self._embedder.token_vectors(texts)]
+    def encode_reference(self, texts: list[str], given: str = "") -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per text (a key point, the purpose): its piece vectors and IDF weights, with the
+        pieces of `given` (the question asked) weighing nothing, unless that leaves none."""
+        free = {p.lower() for p in self._embedder.word_pieces(given.lower())} if given else set()
+        references = []
+        for pieces, vectors in self._embedder.token_vectors(texts):
+            weights = np.array([self.idf(p) for p in pieces])
+            discounted = np.array([0.0 if p.lower() in free else w for p, w in zip(pieces, weights)])
+            references.append((vectors, discounted if discounted.sum() > 0 else weights))
+        return references
 
     def encode_answer(self, answer: str) -> np.ndarray:
         """Every word piece of the answer, read in overlapping chunks."""

@@ -40,3 +40,15 @@ def test_shipped_levels_tell_the_mistake_from_the_correct_idea(embedding_judge, 
 
 def test_the_sure_level_sits_above_the_possible_one(embedding_judge):
     assert embedding_judge.thresholds.red_flag_possible <= embedding_judge.thresholds.red_flag_sure
+
+
+def test_a_mistake_in_one_sentence_of_a_long_right_answer_is_still_seen(embedding_judge, shipped_catalog):
+    """The contrast is read per sentence: right sentences around the mistake do not outvote it."""
+    bite = shipped_catalog.bites["kv-cache"]
+    right = ("It keeps each earlier token's keys and values per layer, so a decode step only projects the new "
+             "token. Without it every step would recompute attention inputs for the whole prefix. The cost is "
+             "memory that grows with context length and batch size, and each step reads all of it. ")
+    mistake = "Basically the kv cache just holds onto the model weights in GPU memory so they aren't loaded again."
+    alone = embedding_judge.similarities(bite, right).red_flag_contrast
+    with_mistake = embedding_judge.similarities(bite, right + mistake).red_flag_contrast
+    assert with_mistake >= embedding_judge.thresholds.red_flag_possible > alone, (with_mistake, alone)
