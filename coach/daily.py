@@ -115,3 +115,45 @@ def daily_option_order(guild_id: int, local_day: date, question_id: str, size: i
     order = list(range(size))
     random.Random(_tiebreak(guild_id, local_day, "order:" + question_id)).shuffle(order)
     return order
+
+
+# ----- the server's first day of the week --------------------------------------------------
+
+WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Where the week starts on Sunday or Saturday (CLDR's supplemental weekData, firstDay);
+# everywhere else it starts on Monday (ISO 8601, CLDR's default).
+_SUNDAY_FIRST = frozenset(
+    "AG AS BD BR BS BT BW BZ CA CN CO DM DO ET GT GU HK HN ID IL IN JM JP KE KH KR LA MH MM MO MT MX MZ NI NP "
+    "PA PE PH PK PR PT PY SA SG SV TH TT TW UM US VE VI WS YE ZA ZW".split()
+)
+_SATURDAY_FIRST = frozenset("AE AF BH DJ DZ EG IQ IR JO KW LY OM QA SD SY".split())
+# Discord's locales without a region, and the region they stand for.
+_LANGUAGE_REGION = {"id": "ID", "hi": "IN", "th": "TH", "ja": "JP", "ko": "KR", "he": "IL", "ar": "EG"}
+
+
+def first_weekday_for_locale(locale: str | None) -> int:
+    """0 (Monday) ... 6 (Sunday): where a week starts for a Discord locale ("en-US",
+    "pt-BR", "ja", "fr", ...), following CLDR; Monday when the locale says nothing."""
+    if not locale:
+        return 0
+    language, _, region = locale.replace("_", "-").partition("-")
+    region = (region or _LANGUAGE_REGION.get(language.lower(), "")).upper()
+    if region in _SUNDAY_FIRST:
+        return 6
+    if region in _SATURDAY_FIRST:
+        return 5
+    return 0
+
+
+def parse_weekday(text: str) -> int:
+    """'monday' / 'Sun' / ... -> 0-6; ValueError otherwise."""
+    word = (text or "").strip().lower()
+    for index, name in enumerate(WEEKDAY_NAMES):
+        if len(word) >= 3 and name.startswith(word):
+            return index
+    raise ValueError(f"{echo(text, 20)} is not a day of the week")
+
+
+def is_week_start(schedule, local_day: date) -> bool:
+    """Whether `local_day` is the first day of the server's week (the weekly picture's day)."""
+    return local_day.weekday() == getattr(schedule, "week_start", 0)

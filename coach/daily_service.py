@@ -8,7 +8,10 @@ from datetime import date, datetime, time
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from coach.daily import Candidate, choose_daily, daily_option_order, format_time, parse_time, post_time_on, validate_schedule
+from coach.daily import (
+    Candidate, choose_daily, daily_option_order, first_weekday_for_locale, format_time, parse_time, post_time_on,
+    validate_schedule,
+)
 from coach.engine_base import EngineBase
 from coach.errors import InvalidRequest, NotFound
 from coach.quiz import shown_index
@@ -20,26 +23,35 @@ from coach.timeutil import zone
 
 
 def _schedule(row: DailySchedule) -> Schedule:
-    return Schedule(row.guild_id, row.channel_id, parse_time(row.local_time), row.timezone, row.track, row.enabled)
+    return Schedule(row.guild_id, row.channel_id, parse_time(row.local_time), row.timezone, row.track, row.enabled,
+                    row.week_start or 0)
 
 
 class DailyService(EngineBase):
     # -- schedule --------------------------------------------------------
     async def set_schedule(
-        self, guild_id: int, channel_id: int, local_time: time | str, timezone: str, track: str
+        self, guild_id: int, channel_id: int, local_time: time | str, timezone: str, track: str,
+        week_start: int | None = None, locale: str | None = None,
     ) -> Schedule:
+        """`week_start` (0 = Monday ... 6 = Sunday): the server's first day of the week; when
+        not given, an existing schedule keeps its own and a new one takes the one usual for
+        the server's `locale` (Discord's preferred locale, e.g. "en-US": Sunday)."""
         try:
             at, tz = validate_schedule(local_time, timezone)
         except ValueError as error:
             raise InvalidRequest(str(error)) from None
         if not self.require_track(track).questions:
             raise InvalidRequest(f"track {track!r} has no questions to post")
+        if week_start is not None and (not isinstance(week_start, int) or not 0 <= week_start <= 6):
+            raise InvalidRequest("week_start must be 0 (Monday) to 6 (Sunday)")
 
         async def work(db):
             row = await db.get(DailySchedule, guild_id, with_for_update=True)
             if row is None:
-                row = DailySchedule(guild_id=guild_id)
+                row = DailySchedule(guild_id=guild_id, week_start=first_weekday_for_locale(locale))
                 db.add(row)
+            if week_start is not None:
+                row.week_start = week_start
             row.channel_id, row.local_time, row.timezone, row.track = channel_id, format_time(at), tz, track
             row.enabled, row.updated_at = True, self.now()
             await db.flush()

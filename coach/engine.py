@@ -2,8 +2,8 @@
 
 It is composed of the domain services, each in its own module:
 quiz sessions (`quiz_service`), progress and reviews (`progress_service`),
-settings/forget/reports (`account_service`) and the daily rotation
-(`daily_service`). They share the store, catalog, settings and injected clock
+progress over time and mastery (`history_service`), settings/forget/reports
+(`account_service`) and the daily rotation (`daily_service`). They share the store, catalog, settings and injected clock
 through `EngineBase`.
 
 Errors: calls raise `coach.errors.InvalidRequest`, `NotFound` or `NotOwner`,
@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from coach.account_service import AccountService
 from coach.daily_service import DailyService
+from coach.history_service import HistoryService
 from coach.progress_service import ProgressService
 from coach.quiz_service import QuizService
 
 
-class Coach(QuizService, ProgressService, AccountService, DailyService):
+class Coach(QuizService, ProgressService, HistoryService, AccountService, DailyService):
     """Coach(store, catalog, settings, clock=utcnow, rng_seed=None, enable_fuzzing=True)."""
 
     async def close(self) -> None:

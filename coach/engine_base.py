@@ -10,12 +10,12 @@ import random
 from datetime import datetime, timedelta
 from typing import Callable
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from coach.config import Settings
 from coach.errors import InvalidRequest
-from coach.results import DueItem, QuestionView
+from coach.results import DueItem, LeaderRow, QuestionView
 from coach.review import BITE, QUESTION, make_scheduler, review
 from coach.scoring import StreakState, current_streak, record_activity
 from coach.store import Store
@@ -162,6 +162,27 @@ class EngineBase:
             elif kind == BITE and item_id in self.catalog.bites:
                 items.append(DueItem(BITE, item_id, self.bite_title(item_id), due))
         return items
+
+    async def leader_rows(self, db: AsyncSession, guild_id: int, since: datetime | None, until: datetime | None,
+                          limit: int = 10, *, strictly_after: bool = False) -> tuple[LeaderRow, ...]:
+        """XP earned in the guild from `since` (after it, with `strictly_after`) until before
+        `until` (either may be open), best first; users who opted out are left out; ties rank
+        by user id."""
+        xp = func.sum(XpEvent.amount).label("xp")
+        query = (
+            select(XpEvent.user_id, xp)
+            .outerjoin(User, User.user_id == XpEvent.user_id)
+            .where(XpEvent.guild_id == guild_id, or_(User.leaderboard_opt_out.is_(None), User.leaderboard_opt_out.is_(False)))
+            .group_by(XpEvent.user_id)
+            .order_by(xp.desc(), XpEvent.user_id)
+            .limit(max(1, min(limit, 100)))
+        )
+        if since is not None:
+            query = query.where(XpEvent.created_at > since if strictly_after else XpEvent.created_at >= since)
+        if until is not None:
+            query = query.where(XpEvent.created_at < until)
+        rows = (await db.execute(query)).all()
+        return tuple(LeaderRow(rank, user_id, int(total)) for rank, (user_id, total) in enumerate(rows, start=1))
 
     def require_track(self, track: str):
         found = self.catalog.tracks.get(track)

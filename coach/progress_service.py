@@ -127,23 +127,9 @@ class ProgressService(EngineBase):
         if period not in PERIODS:
             raise InvalidRequest("period must be week, month or all")
         window = PERIODS[period]
-        xp = func.sum(XpEvent.amount).label("xp")
-        query = (
-            select(XpEvent.user_id, xp)
-            .outerjoin(User, User.user_id == XpEvent.user_id)
-            .where(XpEvent.guild_id == guild_id, or_(User.leaderboard_opt_out.is_(None), User.leaderboard_opt_out.is_(False)))
-            .group_by(XpEvent.user_id)
-            .order_by(xp.desc(), XpEvent.user_id)
-            .limit(max(1, min(limit, 100)))
-        )
-        if window is not None:
-            query = query.where(XpEvent.created_at > self.now() - window)
-
-        async def work(db):
-            return (await db.execute(query)).all()
-
-        rows = await self.store.read(work)
-        return [LeaderRow(rank, user_id, int(total)) for rank, (user_id, total) in enumerate(rows, start=1)]
+        since = self.now() - window if window is not None else None
+        rows = await self.store.read(lambda db: self.leader_rows(db, guild_id, since, None, limit, strictly_after=True))
+        return list(rows)
 
     async def reminders_due(self) -> list[Reminder]:
         """Opted-in users to DM now: from 18:00 their time, once per local day, when

@@ -222,6 +222,7 @@ class Schedule:
     timezone: str
     track: str
     enabled: bool
+    week_start: int = 0  # the server's first day of the week: 0 = Monday ... 6 = Sunday
 
 
 @dataclass(frozen=True)
@@ -258,3 +259,119 @@ class DailyResults:
     counts: tuple[int, ...]  # per shown option
     shares: tuple[float, ...]  # counts / total (0 when nobody answered)
     correct_choice: int
+
+
+# ----- progress over time, mastery, the server's week (what the pictures are drawn from) -----
+
+CalendarState = Literal["active", "freeze", "missed", "future"]
+MasteryLevel = Literal["new", "weak", "learning", "solid", "mastered"]
+
+
+@dataclass(frozen=True)
+class WeekPoint:
+    """One week of a member's activity (weeks start on Monday in the member's timezone,
+    as the streak's freeze rule counts them)."""
+
+    start: date
+    answered: int  # quiz and review answers
+    correct: int
+    explained: int  # graded explanations
+    score_sum: int  # their scores added up (0-4 each)
+    xp: int
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.answered if self.answered else None
+
+    @property
+    def mean_score(self) -> float | None:
+        return self.score_sum / self.explained if self.explained else None
+
+
+@dataclass(frozen=True)
+class CalendarDay:
+    day: date
+    # active: something was answered; freeze: a missed day the streak rule forgave;
+    # missed: nothing, and nothing forgiven; future: after today.
+    state: CalendarState
+
+
+@dataclass(frozen=True)
+class DueDay:
+    day: date  # the first entry is today and also counts everything overdue
+    count: int
+
+
+@dataclass(frozen=True)
+class ProgressHistory:
+    user_id: int
+    timezone: str
+    today: date
+    weeks: tuple[WeekPoint, ...]  # oldest first; the last one is the current week
+    calendar: tuple[CalendarDay, ...]  # whole weeks, Monday first, ending with the current week
+    due: tuple[DueDay, ...]  # today and the days after it
+    streak: int
+
+
+@dataclass(frozen=True)
+class BiteMastery:
+    bite_id: str
+    title: str
+    group: str  # the bite's first tag ("other" when it has none)
+    answered: int
+    correct: int
+    best_score: int | None  # the best graded explanation, 0-4
+    stability: float | None  # mean FSRS stability of the bite's review cards, in days
+    due: datetime | None  # when its earliest review card is due
+    mastery: float | None  # 0-1 (coach.history.mastery); None: never practised
+    level: MasteryLevel = "new"
+
+
+@dataclass(frozen=True)
+class MasteryMap:
+    user_id: int
+    track: str
+    track_title: str
+    bites: tuple[BiteMastery, ...]  # in the track's order
+    next_bite_id: str | None  # what to study next (coach.history.next_to_study)
+    next_reason: str  # "due", "weakest", "new" or "" when there is nothing
+
+
+@dataclass(frozen=True)
+class DayAnswers:
+    """How the server answered one day's daily question."""
+
+    day: date
+    posted: bool  # False: no daily question that day
+    bite_id: str
+    bite_title: str
+    counts: tuple[int, ...]  # per option, in the order the post showed them
+    correct_choice: int  # shown order; -1 when nothing was posted
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+
+@dataclass(frozen=True)
+class MissedBite:
+    bite_id: str
+    title: str
+    answered: int
+    wrong: int
+
+
+@dataclass(frozen=True)
+class GuildWeek:
+    """A server's week: each day's daily question, the most-missed bites, the top of the
+    leaderboard (members who opted out are left out)."""
+
+    guild_id: int
+    timezone: str
+    week_start: int  # 0 = Monday ... 6 = Sunday
+    start: date  # first day of the week
+    end: date  # last day (inclusive)
+    days: tuple[DayAnswers, ...]  # seven, in order
+    most_missed: tuple[MissedBite, ...]
+    leaders: tuple[LeaderRow, ...]
+    answers: int  # quiz and daily answers given in the server that week

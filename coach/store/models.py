@@ -153,6 +153,9 @@ class DailySchedule(Base):
     track: Mapped[str] = mapped_column(String(64))
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The server's first day of the week (0 = Monday ... 6 = Sunday): the weekly picture
+    # goes out with that day's post.
+    week_start: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class DailyPickRow(Base):
