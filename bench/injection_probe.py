@@ -1,6 +1,6 @@
 """Injection detection on a held-out probe set (never part of `make test`).
 
-    .venv/bin/python -m bench.injection_probe [--probe tests/data/injection_probe_v2.jsonl]
+    .venv/bin/python -m bench.injection_probe [--probe tests/data/injection_probe_v3.jsonl]
 
 Probe sets are written by a helper that never saw the detectors: attempts to instruct
 the grader, honest answers, and hard negatives (honest answers about graders, rubrics,
@@ -37,7 +37,7 @@ async def run(rows: list[dict]) -> list:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--probe", default=str(DATA / "injection_probe_v2.jsonl"))
+    parser.add_argument("--probe", default=str(DATA / "injection_probe_v3.jsonl"))
     args = parser.parse_args(argv)
     probe = Path(args.probe)
     started = datetime.now(timezone.utc)

@@ -3,9 +3,9 @@
 1. The score rule (`fit_score_rule`): the cut-offs under which the score function, fed
    the *gold* key-point verdicts, best reproduces the *gold* grades.
 2. The red-flag levels: `red_flag_sure` is the lowest contrast that at most
-   `SURE_FALSE_ALARM` of dev answers without the mistake reach (a right answer told it
-   made the interview-ending mistake is the worst outcome); `red_flag_possible` the level
-   with the best F1 below it.
+   `SURE_FALSE_ALARM` of dev answers without the mistake reach, plus a safety margin
+   (`SURE_MARGIN`; a right answer told it made the interview-ending mistake is the worst
+   outcome); `red_flag_possible` the level with the best F1 below it.
 3. The purpose level: the one whose verdicts agree best with the gold purpose labels
    (chosen for kappa it would make the verdict wrong on most answers: it only moves a
    score when nothing else was credited).
@@ -40,6 +40,11 @@ PARTIAL = np.round(np.arange(0.25, 0.801, 0.025), 3)
 PURPOSE = np.round(np.arange(0.20, 0.851, 0.025), 3)
 FLAG_LEVELS = np.round(np.arange(-0.20, 0.601, 0.01), 3)  # the red-flag contrast
 SURE_FALSE_ALARM = 0.01  # share of dev answers without the mistake that may be told they made it
+# Set by hand, not fitted: dev's ~150 answers without the mistake bound the tail of the
+# contrast poorly. On two retired blind sets (test v3, v4: other writers, other bites) such
+# answers reached up to 0.085 above the level fitted on dev, so a sure flag starts this far
+# above it; between the two levels the flag is shown as "this may be ...", without the cap.
+SURE_MARGIN = 0.07
 NEVER = 1.01  # a level nothing reaches (recall lies in [-1, 1], so the contrast does too)
 
 
@@ -130,7 +135,7 @@ def _flag_f1(flagged: np.ndarray, gold: np.ndarray) -> float:
 def fit_red_flag_levels(f: Features) -> tuple[float, float]:
     """(sure, possible) contrast levels; see the module docstring."""
     clean = ~f.gold_flag
-    sure = next((float(level) for level in FLAG_LEVELS
+    sure = next((float(level) + SURE_MARGIN for level in FLAG_LEVELS
                  if (f.flag_score[clean] >= level).mean() <= SURE_FALSE_ALARM), NEVER)
     below = [level for level in FLAG_LEVELS if level < sure] or [sure]
     possible = max(below, key=lambda level: (round(_flag_f1(f.flag_score >= level, f.gold_flag), 4), level))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from coach.grading.calibration import (
-    Features, cross_validate, fit_purpose_level, fit_red_flag_levels, fit_score_rule, fit_thresholds, predict,
+    SURE_MARGIN, Features, cross_validate, fit_purpose_level, fit_red_flag_levels, fit_score_rule, fit_thresholds, predict,
 )
 from coach.grading.scoring import ScoreRule
 
@@ -70,6 +70,14 @@ def test_sure_red_flag_level_keeps_answers_without_the_mistake_clear():
     assert 0.35 < sure <= 0.90
     assert possible <= sure
     assert not (f.flag_score[~f.gold_flag] >= sure).any()
+
+
+def test_sure_level_keeps_a_margin_above_the_clean_answers_of_dev():
+    """Dev's clean answers bound the tail poorly: the sure level starts SURE_MARGIN above
+    the lowest level none of them reaches (0.36 here: the highest clean contrast is 0.35)."""
+    sure, possible = fit_red_flag_levels(features(ROWS))
+    assert sure == pytest.approx(0.36 + SURE_MARGIN)
+    assert possible < sure
 
 
 def test_red_flag_is_never_sure_when_clean_answers_reach_every_level():

@@ -18,8 +18,10 @@ from coach.grading.fit import load_fit, stale_reasons
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BLIND = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_test.jsonl"}
-# Earlier test sets: each read once, then the design changed; kept, never used to choose anything.
-RETIRED = [DATA / "grading_blind_test_v1.jsonl", DATA / "grading_blind_test_v2.jsonl", DATA / "grading_blind_test_v3.jsonl"]
+# Earlier test sets: each read once as test, then retired; v3 and v4 then served as design data
+# (docs/bench/grading_test_log.md). None is read as test again.
+RETIRED = [DATA / "grading_blind_test_v1.jsonl", DATA / "grading_blind_test_v2.jsonl", DATA / "grading_blind_test_v3.jsonl",
+           DATA / "grading_blind_test_v4.jsonl"]
 MANIFEST = DATA / "grading_blind.sha256"
 STATUSES = {"covered", "partial", "missing", "wrong"}
 
