@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from coach.grading.cleaning import clean_answer
-from coach.grading.llm_judge import LLMJudge, verdict_schema, verify
+from coach.grading.llm_judge import QUOTE_MAX_CHARS, LLMJudge, verdict_schema, verify
 from content import default_catalog
 
 VERSION = "reference-judge"
@@ -60,5 +60,17 @@ class ReplayJudge:
         return cls({clean_answer(r["answer"], MAX_CHARS).text: recorded[r["id"]] for r in rows})
 
     async def judge(self, bite, answer: str):
-        raw = verdict_schema(len(bite.key_points)).model_validate(self._by_answer[answer])
+        raw = verdict_schema(len(bite.key_points)).model_validate(within_schema(self._by_answer[answer]))
         return verify(raw, bite, answer)
+
+
+def within_schema(verdict: dict) -> dict:
+    """A quote longer than the schema allows cut at its limit, as schema-constrained decoding
+    would have ended it (the shipped judge cannot emit a longer one); `verify` then checks
+    the cut quote against the answer like any other."""
+    def clip(text):
+        return text[:QUOTE_MAX_CHARS] if isinstance(text, str) else text
+
+    points = [dict(p, quote=clip(p.get("quote"))) if isinstance(p, dict) else p for p in verdict.get("key_points", [])]
+    return dict(verdict, key_points=points, purpose_quote=clip(verdict.get("purpose_quote")),
+                red_flag_quote=clip(verdict.get("red_flag_quote")))
