@@ -4,6 +4,10 @@ One connection pool; bounded concurrency (enough for vLLM to batch); a readiness
 checked at start and after failures, not on every request; a per-request timeout;
 jittered retries on connection errors and 5xx only; a circuit breaker so callers fall
 back at once instead of piling up; structured output validated with pydantic.
+
+A request may carry a routing key (any string the caller picks: requests with the same key
+should reach the same replica, whose prefix cache already holds what they share). It goes
+out as the header vllm-router's consistent-hash policy reads first; a single vLLM ignores it.
 """
 
 from __future__ import annotations
@@ -11,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import string
 import time
 from typing import TypeVar
+from urllib.parse import quote
 
 import httpx
 import pydantic
@@ -34,6 +40,22 @@ Model = TypeVar("Model", bound=pydantic.BaseModel)
 # Transport failures where the request may not have reached the model, or the server went
 # away mid-request: worth another try against a server that may be back.
 _CONNECTION_ERRORS = (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+
+# Printable ASCII but `%` (the escape itself) passes as it is: the encoding stays one-to-one.
+_HEADER_SAFE = string.punctuation.replace("%", "")
+
+# The first header vllm-router's consistent_hash policy looks at (src/policies/hash_key.rs,
+# SESSION_HEADER_NAMES: x-session-id, then x-user-id, x-tenant-id, x-correlation-id,
+# x-request-id, x-trace-id; then body fields; then a hash of the whole body).
+ROUTING_KEY_HEADER = "X-Session-ID"
+
+
+def routing_headers(routing_key: str | None) -> dict[str, str]:
+    """The header for `routing_key`, or none. A header value must be visible ASCII, so other
+    characters are percent-encoded: the router only needs the same key for the same input."""
+    if not routing_key:
+        return {}
+    return {ROUTING_KEY_HEADER: quote(routing_key, safe=_HEADER_SAFE)}
 
 
 def root_url(base_url: str) -> str:
@@ -123,9 +145,18 @@ class LLMClient:
     # --- calls -----------------------------------------------------------------------
 
     async def complete_json(
-        self, messages: list[dict], schema: type[Model], *, max_tokens: int, temperature: float = 0.0
+        self,
+        messages: list[dict],
+        schema: type[Model],
+        *,
+        max_tokens: int,
+        temperature: float = 0.0,
+        routing_key: str | None = None,
     ) -> Model:
-        """One chat completion constrained to `schema`'s JSON schema, validated into it."""
+        """One chat completion constrained to `schema`'s JSON schema, validated into it.
+
+        `routing_key`: requests that share it (and so share a prompt prefix) should reach the
+        same replica behind a router; sent on every attempt."""
         payload = {
             "model": self.model,
             "messages": messages,
@@ -138,7 +169,7 @@ class LLMClient:
         }
         started = time.perf_counter()
         try:
-            body = await self._guarded_post("/v1/chat/completions", payload)
+            body = await self._guarded_post("/v1/chat/completions", payload, routing_headers(routing_key))
             result = _parse_structured(body, schema)
         except LLMError as error:
             if isinstance(error, LLMBadOutput):
@@ -175,7 +206,7 @@ class LLMClient:
 
     # --- internals -------------------------------------------------------------------
 
-    async def _guarded_post(self, path: str, payload: dict) -> dict:
+    async def _guarded_post(self, path: str, payload: dict, headers: dict[str, str]) -> dict:
         """Breaker, readiness gate and concurrency slot around `_post_with_retries`."""
         if not self._breaker.allow():
             error = LLMUnavailable("LLM circuit breaker is open", kind="breaker_open")
@@ -187,7 +218,7 @@ class LLMClient:
             async with self._slots:
                 metrics.IN_FLIGHT.labels(self.model).inc()
                 try:
-                    return await self._post_with_retries(path, payload)
+                    return await self._post_with_retries(path, payload, headers)
                 finally:
                     metrics.IN_FLIGHT.labels(self.model).dec()
         except (LLMUnavailable, LLMTimeout, LLMServerError) as error:
@@ -202,12 +233,12 @@ class LLMClient:
             self._breaker.release_trial()
             raise
 
-    async def _post_with_retries(self, path: str, payload: dict) -> dict:
+    async def _post_with_retries(self, path: str, payload: dict, headers: dict[str, str]) -> dict:
         http = self._client()
         for attempt in range(self.max_retries + 1):
             try:
                 async with asyncio.timeout(self.timeout_s):
-                    response = await http.post(path, json=payload)
+                    response = await http.post(path, json=payload, headers=headers)
             except (TimeoutError, httpx.TimeoutException) as error:
                 # Not retried: a slow server given more work only gets slower.
                 raise LLMTimeout(f"no reply within {self.timeout_s:g} s") from error

