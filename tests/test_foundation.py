@@ -141,21 +141,76 @@ def test_compose_file_passes_the_external_validator():
     assert result.returncode == 0, result.stderr
 
 
+def compose_services() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+
+
+def replica_names(services: dict) -> list[str]:
+    return sorted(name for name in services if name.startswith("vllm-"))
+
+
+def router_flag(command: list[str], name: str) -> list[str]:
+    """The values of `--name=value` or `--name value...` in a router command line."""
+    values = [arg.split("=", 1)[1] for arg in command if arg.startswith(f"--{name}=")]
+    if f"--{name}" in command:
+        for arg in command[command.index(f"--{name}") + 1 :]:
+            if arg.startswith("--"):
+                break
+            values.append(arg)
+    return values
+
+
 def test_compose_file_has_the_production_shape():
-    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
-    assert set(services) == {"vllm", "postgres", "bot"}
-    gpu = services["vllm"]["deploy"]["resources"]["reservations"]["devices"][0]
-    assert gpu["driver"] == "nvidia" and gpu["count"] == 1 and "gpu" in gpu["capabilities"]
-    command = " ".join(services["vllm"]["command"])
-    for flag in ("--served-model-name=grader", "--enable-prefix-caching", "--max-num-seqs", "--max-model-len"):
-        assert flag in command
-    vllm_check = " ".join(services["vllm"]["healthcheck"]["test"])
-    assert "/health" in vllm_check and "/v1/models" in vllm_check and "grader" in vllm_check
-    assert services["vllm"]["healthcheck"]["start_period"]
+    services = compose_services()
+    replicas = replica_names(services)
+    assert set(services) == {*replicas, "router", "postgres", "bot"}
+    assert len(replicas) >= 2
+    for name in replicas:
+        replica = services[name]
+        command = " ".join(replica["command"])
+        for flag in ("--served-model-name=grader", "--enable-prefix-caching", "--max-num-seqs", "--max-model-len"):
+            assert flag in command
+        check = " ".join(replica["healthcheck"]["test"])
+        assert "/health" in check and "/v1/models" in check and "grader" in check
+        assert replica["healthcheck"]["start_period"]
     assert "pg_isready" in " ".join(services["postgres"]["healthcheck"]["test"])
     assert services["bot"]["build"] == "."
     assert services["bot"]["depends_on"] == {
-        "postgres": {"condition": "service_healthy"}, "vllm": {"condition": "service_healthy"}}
+        "postgres": {"condition": "service_healthy"}, "router": {"condition": "service_healthy"}}
+
+
+def test_each_replica_has_its_own_gpu_and_the_router_lists_every_replica():
+    services = compose_services()
+    replicas = replica_names(services)
+    gpus = []
+    for name in replicas:
+        (device,) = services[name]["deploy"]["resources"]["reservations"]["devices"]
+        assert device["driver"] == "nvidia" and "gpu" in device["capabilities"]
+        assert "count" not in device and len(device["device_ids"]) == 1  # one named GPU, not "any one"
+        gpus += device["device_ids"]
+    assert len(set(gpus)) == len(replicas)  # no two replicas on one GPU
+    router = services["router"]
+    command = router["command"]
+    workers = router_flag(command, "worker-urls")
+    assert sorted(workers) == [f"http://{name}:8000" for name in replicas]  # each replica's own URL, once
+    assert router_flag(command, "policy") == ["consistent_hash"]
+    assert router["depends_on"] == {name: {"condition": "service_healthy"} for name in replicas}
+    port = router_flag(command, "port")[0]
+    assert services["bot"]["environment"]["LLM_BASE_URL"] == f"http://router:{port}/v1"
+    check = " ".join(router["healthcheck"]["test"])
+    assert "/health" in check and "/v1/models" in check and "grader" in check
+
+
+def test_the_router_image_installs_the_version_the_benchmark_runs():
+    from serving.local.venv import REQUIREMENTS
+
+    (pin,) = [spec for spec in REQUIREMENTS if spec.startswith("vllm-router==")]
+    build = compose_services()["router"]["build"]
+    dockerfile = (ROOT / build["context"] / build["dockerfile"]).read_text()
+    assert f"pip install -c /tmp/vllm-constraints.txt {pin}" in dockerfile
+    assert "COPY local/vllm-constraints.txt" in dockerfile
+    assert pin in (ROOT / "serving" / "local" / "vllm-constraints.txt").read_text().splitlines()
+    assert "vllm-router" not in (ROOT / "pyproject.toml").read_text()  # serving-side, not the bot's
 
 
 def test_dockerfile_is_slim_non_root_with_cpu_torch():
