@@ -29,12 +29,14 @@ test: setup
 llm: setup
 	$(BIN)/coach llm serve
 
-# Benchmarks (never part of `make test`). The LLM ones need the local server: run `make llm` first.
+# Benchmarks (never part of `make test`). The LLM ones need the local server: run `make llm` first;
+# bench.router starts its own two replicas (one core each) and vllm-router (~10-15 min here).
 LLM_URL ?= http://127.0.0.1:8000/v1
 bench: setup
 	$(BIN)/python -m bench.retrieval
 	$(BIN)/python -m bench.grading --base-url $(LLM_URL) --llm-sample 30 --max-tokens 320
 	$(BIN)/python -m bench.serving --base-url $(LLM_URL)
+	$(BIN)/python -m bench.router
 	$(BIN)/python -m bench.bot_load --out docs/bench/bot_load.md
 	$(BIN)/python -m bench.collect
 

@@ -6,8 +6,10 @@ Side by side in one run, on real grading prompts (the grader's own prompt builde
 labelled dev answers, the shipped inference track):
   (a) the same N prompts at concurrency 1, 4 and 16: output tokens/s, requests/s, p50/p95
       latency (the continuous-batching gain);
-  (b) time to first token with the static prefix warm in the cache vs a cold prefix (a nonce
-      at the start of the system prompt), with the hit rate from vLLM's /metrics counters;
+  (b) time to first token in three prefix cases, with the hit rate from vLLM's /metrics
+      counters: cold (a nonce at the start of the system prompt: nothing cached), static
+      prefix warm (a nonce at the start of the user turn: a bite not seen lately), and static
+      prefix and bite warm (another answer on a bite just graded: the daily-post case);
   (c) the share of each prompt's tokens that is the shared static prefix.
 """
 
@@ -28,8 +30,10 @@ import httpx
 
 from bench.machine import cpu_model
 from coach.grading.llm_judge import LLMJudge, verdict_schema
+from coach.grading.prompt import bite_context
 from content import default_catalog
 from serving.client import LLMClient
+from serving.vllm_metrics import PrefixCacheStats
 
 REPO = Path(__file__).resolve().parent.parent
 DEV_ANSWERS = REPO / "tests" / "data" / "grading_blind_dev.jsonl"
@@ -41,6 +45,7 @@ class Prompt:
     build: object  # () -> messages; a fresh answer fence on every call, as the grader does
     schema: dict
     full_verdict: str  # the compact JSON a capable judge would return, quoting the answer
+    context: str = ""  # the bite's part of the prompt (what two answers on one bite share after the prefix)
 
 
 def full_verdict(answer: str, points: int) -> str:
@@ -83,7 +88,8 @@ def grading_prompts(count: int) -> list[Prompt]:
         bite = catalog.bites[bite_id]
         schema = verdict_schema(len(bite.key_points)).model_json_schema()
         prompts.append(
-            Prompt(bite_id, lambda b=bite, a=answer: judge.messages(b, a), schema, full_verdict(answer, len(bite.key_points)))
+            Prompt(bite_id, lambda b=bite, a=answer: judge.messages(b, a), schema,
+                   full_verdict(answer, len(bite.key_points)), bite_context(bite))
         )
     if len(prompts) < count:
         raise SystemExit(f"only {len(prompts)} grading prompts available, wanted {count}")
@@ -155,24 +161,46 @@ async def time_to_first_token(http, model, messages, schema) -> float:
     raise RuntimeError("the stream ended without a token")
 
 
+def shared_part(messages: list[dict], context: str) -> list[dict]:
+    """A grading prompt up to where two answers on the same bite part: the static prefix and the
+    bite's context, which opens the user turn (the fenced answer follows it)."""
+    user = messages[-1]["content"]
+    if not user.startswith(context):
+        raise ValueError("the user turn does not open with the bite's context: has the prompt layout changed?")
+    return [*messages[:-1], dict(messages[-1], content=context)]
+
+
 def with_nonce(messages: list[dict], index: int) -> list[dict]:
     """Put a never-seen nonce at the start of message `index`: no cached block matches from there on."""
     changed = dict(messages[index], content=f"[run {secrets.token_hex(8)}]\n" + messages[index]["content"])
     return [*messages[:index], changed, *messages[index + 1 :]]
 
 
+TTFT_CASES = ("cold", "warm", "bite")
+
+
 async def measure_ttft(http, client: LLMClient, model, prompts: list[Prompt]) -> dict:
-    """The same prompts twice, with a nonce that makes everything after it cold: at the start of
-    the user turn (warm: only the static prefix can come from the cache, as in a grading whose
-    bite has not been seen lately) or at the start of the system prompt (cold: nothing can)."""
+    """The same prompts in three cases, one request at a time:
+    - cold: a nonce at the start of the system prompt, so nothing can come from the cache;
+    - warm: a nonce at the start of the user turn, so only the static prefix can (a grading
+      whose bite has not been seen lately);
+    - bite: no nonce, right after another answer on the same bite was graded (not timed), so
+      the static prefix and the bite are both cached and only the answer is new; its fresh
+      random fence makes everything from the answer on differ (the daily-post case).
+    The hit rate counts the timed requests only."""
     out = {}
-    for case, index in (("cold", 0), ("warm", 1)):
-        before = await client.prefix_cache_stats()
-        times = [
-            await time_to_first_token(http, model, with_nonce(prompt.build(), index), prompt.schema)
-            for prompt in prompts
-        ]
-        stats = await client.prefix_cache_stats() - before
+    for case in TTFT_CASES:
+        times, stats = [], PrefixCacheStats(0.0, 0.0)
+        for prompt in prompts:
+            if case == "bite":
+                await complete(http, payload(model, prompt.build(), prompt.schema, 1))
+                messages = prompt.build()
+            else:
+                messages = with_nonce(prompt.build(), 0 if case == "cold" else 1)
+            before = await client.prefix_cache_stats()
+            times.append(await time_to_first_token(http, model, messages, prompt.schema))
+            delta = await client.prefix_cache_stats() - before
+            stats = PrefixCacheStats(stats.hits + delta.hits, stats.queries + delta.queries)
         out[case] = {"median_s": statistics.median(times), "times_s": times, "hit_rate": stats.hit_rate,
                      "hits": stats.hits, "queries": stats.queries}
     return out
@@ -192,7 +220,13 @@ def render(command: str, when: str, host: dict, levels: list[dict], ttft: dict, 
         f"| {', '.join(f'{k} {v}' for k, v in sorted(lv['finish'].items()))} |"
         for lv in levels
     )
-    warm, cold = ttft["warm"], ttft["cold"]
+    warm, cold, bite = ttft["warm"], ttft["cold"], ttft["bite"]
+    labels = {"cold": "cold (nothing cached)", "warm": "static prefix warm", "bite": "static prefix and bite warm (same bite)"}
+    ttft_rows = "\n".join(
+        f"| {labels[case]} | {ttft[case]['median_s']:.2f} | {', '.join(f'{t:.2f}' for t in ttft[case]['times_s'])} "
+        f"| {ttft[case]['hit_rate']:.0%} ({ttft[case]['hits']:.0f} of {ttft[case]['queries']:.0f}) |"
+        for case in TTFT_CASES
+    )
     return f"""## Serving (vLLM): batching, prefix caching, prompt shape
 
 Command: `{command}`
@@ -212,24 +246,29 @@ only the freshly fenced answer is new, as for a real grading.
 |---|---|---|---|---|---|---|---|---|---|
 {rows}
 
-### (b) Prefix caching: time to first token, static prefix warm vs cold
+### (b) Prefix caching: time to first token, cold vs static prefix warm vs static prefix and bite warm
 
-Streamed requests, one at a time, the same grading prompts in both cases with a random nonce that makes everything
-after it uncacheable: warm = the nonce at the start of the user turn (only the static prefix can come from the cache,
-as for a bite not seen lately); cold = the nonce at the start of the system prompt (nothing can).
+Streamed requests, one at a time, the same grading prompts in every case. Cold: a random nonce at the start of the
+system prompt, so nothing can come from the cache. Static prefix warm: the nonce at the start of the user turn, so
+only the static prefix can (a bite not seen lately). Static prefix and bite warm: another answer on the same bite was
+graded just before (not timed), so only the answer is new; its fresh random fence makes everything from the answer on
+differ (the daily-post case, where most answers are about one bite). Hit rates count the timed requests only.
 
 | case | median TTFT s | runs (s) | prefix-cache hit rate (tokens) |
 |---|---|---|---|
-| cold | {cold['median_s']:.2f} | {', '.join(f'{t:.2f}' for t in cold['times_s'])} | {cold['hit_rate']:.0%} ({cold['hits']:.0f} of {cold['queries']:.0f}) |
-| warm | {warm['median_s']:.2f} | {', '.join(f'{t:.2f}' for t in warm['times_s'])} | {warm['hit_rate']:.0%} ({warm['hits']:.0f} of {warm['queries']:.0f}) |
+{ttft_rows}
 
-Warm is {cold['median_s'] / warm['median_s']:.1f}× faster to the first token.
+Static prefix warm is {cold['median_s'] / warm['median_s']:.1f}× faster to the first token than cold; static prefix and bite warm
+is {cold['median_s'] / bite['median_s']:.1f}× faster than cold and {warm['median_s'] / bite['median_s']:.2f}× faster than static prefix warm. vLLM caches only
+full blocks (128 tokens on CPU, 16 on GPU): of the {shares['bite_prefix_tokens']} tokens a same-bite answer shares, {shares['bite_prefix_tokens'] // 128 * 128} can hit
+here, against {shares['prefix_tokens'] // 128 * 128} of the {shares['prefix_tokens']} static-prefix tokens.
 
 ### (c) Prompt shape: how much of each grading prompt is the shared prefix
 
 | | tokens |
 |---|---|
 | static prefix (system prompt + rubric, chat-templated) | {shares['prefix_tokens']} ({shares['prefix_tokens'] // 128} full CPU blocks of 128) |
+| static prefix + bite (what another answer on the same bite shares), min / median / max | {shares['bite_min']} / {shares['bite_prefix_tokens']} / {shares['bite_max']} |
 | whole prompt, min / median / max | {shares['min']} / {shares['median']:.0f} / {shares['max']} |
 | prefix share of the prompt, min / median / max | {shares['share_min']:.0%} / {shares['share_median']:.0%} / {shares['share_max']:.0%} |
 | output tokens per grading in this run (capped by `max_tokens`), median | {shares['output_median']:.0f} |
@@ -260,6 +299,8 @@ async def main_async(args) -> str:
         ttft = await measure_ttft(http, client, args.model, prompts[: args.ttft_repeats])
         print(json.dumps(ttft), flush=True)
         prefix_tokens = await client.count_chat_tokens(prompts[0].build()[:1], add_generation_prompt=False)
+        bite_tokens = [await client.count_chat_tokens(shared_part(p.build(), p.context), add_generation_prompt=False)
+                       for p in prompts]
         verdict_tokens = [await client.count_tokens(p.full_verdict) for p in prompts]
     totals = levels[0]["prompt_tokens"]
     share = [prefix_tokens / t for t in totals]
@@ -269,6 +310,8 @@ async def main_async(args) -> str:
         "output_median": statistics.median(levels[0]["outputs"]),
         "verdict_min": min(verdict_tokens), "verdict_median": statistics.median(verdict_tokens),
         "verdict_max": max(verdict_tokens),
+        "bite_prefix_tokens": round(statistics.median(bite_tokens)), "bite_min": min(bite_tokens),
+        "bite_max": max(bite_tokens),
     }
     host["load_end"] = os.getloadavg()
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -37,3 +37,15 @@ def parse_prefix_cache_stats(metrics_text: str) -> PrefixCacheStats:
     if seen != set(totals):
         raise ValueError(f"vLLM metrics lack {sorted(set(totals) - seen)}: is prefix caching on?")
     return PrefixCacheStats(hits=totals[HITS], queries=totals[QUERIES])
+
+
+def counter_total(metrics_text: str, name: str) -> float:
+    """One counter (`name` as vLLM registers it, e.g. `vllm:request_success`) summed over
+    every label; 0 when the server has not exported it yet."""
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(metrics_text)
+        if family.name == name
+        for sample in family.samples
+        if sample.name == name + "_total"
+    )

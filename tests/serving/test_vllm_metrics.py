@@ -1,6 +1,6 @@
 import pytest
 
-from serving.vllm_metrics import PrefixCacheStats, parse_prefix_cache_stats
+from serving.vllm_metrics import PrefixCacheStats, counter_total, parse_prefix_cache_stats
 
 # The shape vLLM exports (one series per engine), trimmed.
 SAMPLE = """\
@@ -32,3 +32,16 @@ def test_difference_and_hit_rate():
 def test_missing_counters_are_an_error():
     with pytest.raises(ValueError, match="prefix caching"):
         parse_prefix_cache_stats("# nothing here\n")
+
+
+def test_a_counter_is_summed_over_its_labels_and_absent_is_zero():
+    text = SAMPLE + """\
+# HELP vllm:request_success_total Count of successfully processed requests.
+# TYPE vllm:request_success_total counter
+vllm:request_success_total{engine="0",finished_reason="length",model_name="grader"} 5.0
+vllm:request_success_total{engine="0",finished_reason="stop",model_name="grader"} 2.0
+"""
+    assert counter_total(text, "vllm:request_success") == 7.0
+    assert counter_total(text, "vllm:prefix_cache_hits") == 1024.0
+    assert counter_total(text, "vllm:num_requests_running") == 0.0  # a gauge, not a counter
+    assert counter_total(SAMPLE, "vllm:request_success") == 0.0
