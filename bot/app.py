@@ -42,7 +42,8 @@ class CoachBot(discord.Client):
         self.dev_guild_id = dev_guild_id
         self.poll_seconds = poll_seconds
         self.background = background
-        self.poster = DailyPoster(services.coach, services.catalog, self.send_post, self.warn_admin)
+        self.poster = DailyPoster(services.coach, services.catalog, self.send_post, self.warn_admin,
+                                  week=self.week_for_post)
         self.reminders = Reminders(services.coach, self.send_dm)
         self.synced = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
@@ -62,6 +63,7 @@ class CoachBot(discord.Client):
             pass
 
     async def setup_hook(self) -> None:
+        self.services.pictures.start()  # the picture workers warm up while the gateway connects
         self.tree.on_error = self.on_command_error
         self.add_dynamic_items(CoachButton)
         if self.dev_guild_id:
@@ -106,6 +108,30 @@ class CoachBot(discord.Client):
     async def send_dm(self, user_id: int, text: str) -> None:
         channel = await self.create_dm(discord.Object(user_id))
         await channel.send(text[:2000])
+
+    async def week_for_post(self, guild_id: int, start):
+        """The server's week beginning on `start`, and its picture, for the daily post."""
+        guild = self.get_guild(guild_id)
+        return await self.handlers.week_picture(guild_id, start, guild.name if guild else "This server",
+                                                self.member_names)
+
+    async def member_names(self, guild_id: int, user_ids) -> dict[int, str]:
+        """Display names in the server (nickname, else global name, else username) for a
+        picture. One REST call each (the bot has no member intent); someone who left is
+        "a former member", and a name that could not be fetched is left out."""
+
+        async def one(user_id: int) -> tuple[int, str | None]:
+            try:
+                data = await self.http.get_member(guild_id, user_id)
+            except discord.NotFound:
+                return user_id, "a former member"
+            except discord.HTTPException:
+                return user_id, None
+            user = data.get("user") or {}
+            return user_id, data.get("nick") or user.get("global_name") or user.get("username")
+
+        pairs = await asyncio.gather(*(one(user_id) for user_id in user_ids))
+        return {user_id: name for user_id, name in pairs if name}
 
 
 async def run_discord(settings) -> int:

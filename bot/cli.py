@@ -20,6 +20,7 @@ HANDLERS = {
     "grader fit": "bot.cli_fit:fit_command",
     "llm serve": "bot.cli_llm:serve_command",
     "db upgrade": "bot.cli_db:upgrade_command",
+    "stats": "bot.cli_stats:stats_command",
 }
 
 
@@ -71,6 +72,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     db = sub.add_parser("db", help="the database").add_subparsers(dest="sub", required=True)
     db.add_parser("upgrade", help="apply migrations")
+
+    stats = sub.add_parser("stats", help="draw /stats, the bite map or the server's week to a PNG file")
+    stats.add_argument("--png", required=True, metavar="OUT.png", help="where to write the picture")
+    stats.add_argument("--user", type=int, default=None, help="whose progress (default: the console's user)")
+    stats.add_argument("--guild", type=int, default=None, help="which server (default: the console's)")
+    which = stats.add_mutually_exclusive_group()
+    which.add_argument("--map", action="store_true", help="the bite map of a track (/stats view:map)")
+    which.add_argument("--week", action="store_true", help="the server's week (posted with its first daily post)")
+    stats.add_argument("--track", default=None, help="with --map: which track (default: the first)")
+    stats.add_argument("--start", default=None, metavar="YYYY-MM-DD",
+                       help="with --week: the week's first day (default: the last whole week)")
+    stats.add_argument("--name", default=None, help="the display name to show (default: you / member ID)")
+    stats.add_argument("--server", default=None, help="with --week: the server's name to show")
+    stats.add_argument("--json", action="store_true", help='print {"png", "bytes", "description", "text"}')
     return parser
 
 

@@ -14,6 +14,9 @@ MANAGE_GUILD = discord.Permissions(manage_guild=True)
 def register(tree: app_commands.CommandTree, adapter: DiscordAdapter, handlers: Handlers, track_ids: list[str]) -> None:
     tracks = [app_commands.Choice(name=t, value=t) for t in track_ids[:25]]
     periods = [app_commands.Choice(name=p, value=p) for p in ("week", "month", "all")]
+    views = [app_commands.Choice(name=v, value=v) for v in ("progress", "map")]
+    # Where weeks start in most places (CLDR): the weekly picture comes with that day's post.
+    week_days = [app_commands.Choice(name=d.title(), value=d) for d in ("monday", "sunday", "saturday")]
 
     @tree.command(name="quiz", description="Multiple-choice questions with explanations")
     @app_commands.describe(track="Which track", count="How many questions (5-30)")
@@ -36,9 +39,12 @@ def register(tree: app_commands.CommandTree, adapter: DiscordAdapter, handlers: 
     async def review(interaction: discord.Interaction):
         await adapter.on_command(interaction, "review", handlers.review)
 
-    @tree.command(name="stats", description="Your XP, streak, accuracy and last attempts")
-    async def stats(interaction: discord.Interaction):
-        await adapter.on_command(interaction, "stats", handlers.stats)
+    @tree.command(name="stats", description="Your progress as a picture; view:map shows every bite by mastery")
+    @app_commands.describe(view="progress (the default) or map: every bite of a track as a tile coloured by mastery",
+                           track="Which track's bite map")
+    @app_commands.choices(view=views, track=tracks)
+    async def stats(interaction: discord.Interaction, view: str = "progress", track: str | None = None):
+        await adapter.on_command(interaction, "stats", lambda a: handlers.stats(a, view, track))
 
     @tree.command(name="leaderboard", description="Who earned the most XP here")
     @app_commands.choices(period=periods)
@@ -67,13 +73,15 @@ def register(tree: app_commands.CommandTree, adapter: DiscordAdapter, handlers: 
 
     @daily.command(name="set", description="Post a daily bite and question in a channel")
     @app_commands.describe(channel="Where to post", time="Local time, HH:MM (24-hour)",
-                           timezone="IANA name, e.g. Europe/Berlin", track="Which track")
-    @app_commands.choices(track=tracks)
+                           timezone="IANA name, e.g. Europe/Berlin", track="Which track",
+                           week_starts="Day the server's week starts; that day's post shows the last week "
+                                       "(default: by language)")
+    @app_commands.choices(track=tracks, week_starts=week_days)
     async def daily_set(interaction: discord.Interaction, channel: discord.TextChannel,
                         time: app_commands.Range[str, 1, 5], timezone: app_commands.Range[str, 1, 64],
-                        track: str | None = None):
+                        track: str | None = None, week_starts: str | None = None):
         await adapter.on_command(interaction, "daily set",
-                                 lambda a: handlers.daily_set(a, channel.id, time, timezone, track))
+                                 lambda a: handlers.daily_set(a, channel.id, time, timezone, track, week_starts))
 
     @daily.command(name="off", description="Stop the daily posts")
     async def daily_off(interaction: discord.Interaction):

@@ -3,7 +3,9 @@
 Commands are typed as on Discord with options written name:value
 (`/quiz inference count:5`, `/bite kv cache`, `/explain`); a reply's buttons are
 pressed by their letter (a-d), a word (`next`, `stop`) or their number. With stdin
-not a terminal, commands are read line by line until the end of input.
+not a terminal, commands are read line by line until the end of input. A picture
+(`/stats`, `/stats view:map`) is saved under the data folder (`var/pictures/`) and its
+path printed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import logging
 import re
 import shlex
 import sys
+import time
 import uuid
+from pathlib import Path
 
 from bot.handlers import Actor, Handlers
 from bot.replies import Reply
@@ -75,9 +79,26 @@ def _flag(value: str | None) -> bool | None:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
+def save_picture(attachment, folder: Path, turn: int = 0) -> Path:
+    """Write a reply's picture under `folder` with a name of its own; returns the path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem, dot, ext = attachment.filename.rpartition(".")
+    path = folder / f"{stem or ext}-{time.strftime('%Y%m%d-%H%M%S')}-{turn}{dot}{ext if stem else 'png'}"
+    path.write_bytes(attachment.data)
+    return path
+
+
+def shown_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 class Console:
     def __init__(self, handlers: Handlers, stdin=None, stdout=None, actor: Actor = CONSOLE_USER):
         self.handlers = handlers
+        self.pictures_dir = Path(handlers.services.settings.data_dir) / "pictures"
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         self.actor = actor
@@ -118,6 +139,9 @@ class Console:
             await self.show(await self.handlers.submit(self._actor(), modal.custom_id, values))
             return
         self.say(format_reply(reply))
+        if reply.attachment is not None:
+            path = save_picture(reply.attachment, self.pictures_dir, self._turn)
+            self.say(f"Picture: {shown_path(path)}")
         self.buttons = reply.buttons
         answer = next((b for b in reply.buttons if b.key == "answer"), None)
         if answer is not None:  # /explain <topic>: go straight to the answer box
@@ -160,7 +184,8 @@ class Console:
         elif name == "review":
             reply = await h.review(actor)
         elif name == "stats":
-            reply = await h.stats(actor)
+            reply = await h.stats(actor, options.get("view") or (words[0] if words else "progress"),
+                                  options.get("track") or (words[1] if len(words) > 1 else None))
         elif name == "leaderboard":
             reply = await h.leaderboard(actor, options.get("period") or (words[0] if words else "week"))
         elif name == "settings":
@@ -201,6 +226,7 @@ async def run_console(settings, stdin=None, stdout=None) -> int:
     from bot.services import build_services
 
     services = await build_services(settings)
+    services.pictures.start()  # warms up while the user types
     try:
         return await Console(Handlers(services), stdin, stdout).run()
     finally:

@@ -3,17 +3,24 @@
 A post is sent exactly once: the pick is recorded before sending, the message goes
 out with a nonce derived from the pick (`enforce_nonce`, so Discord drops a resend
 after a crash), and the post is marked sent only after Discord accepted it.
+
+On the server's first day of the week the post also carries the week before: in words,
+and as a picture. The picture never costs the post: when it cannot be drawn the post goes
+without it, and when the channel refuses files (servers that invited the bot before it
+asked for *Attach Files*) the post is sent again without it and the owner is told once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import timedelta
+from dataclasses import replace
+from datetime import date, timedelta
 from typing import Awaitable, Callable
 
 from bot import render
-from bot.replies import Reply
+from bot.replies import Attachment, Reply
+from coach.daily import is_week_start
 from coach.errors import CoachError, NotFound
 
 log = logging.getLogger("coach.bot.daily")
@@ -25,12 +32,15 @@ Send = Callable[[int, Reply, str], Awaitable[int]]
 Warn = Callable[[int, str], Awaitable[None]]
 # (user_id, text) -> None
 DirectMessage = Callable[[int, str], Awaitable[None]]
+# (guild_id, first day) -> (the server's week, its picture or None): Handlers.week_picture, named by the adapter.
+WeekPicture = Callable[[int, date], Awaitable[tuple[object, Attachment | None]]]
 
 
 class DailyPoster:
-    def __init__(self, coach, catalog, send: Send, warn: Warn | None = None):
-        self.coach, self.catalog, self.send, self.warn = coach, catalog, send, warn
+    def __init__(self, coach, catalog, send: Send, warn: Warn | None = None, week: WeekPicture | None = None):
+        self.coach, self.catalog, self.send, self.warn, self.week = coach, catalog, send, warn, week
         self._blocked: dict[int, object] = {}  # guild -> local date we gave up posting on
+        self._told_no_files: set[int] = set()  # guilds whose owner heard about Attach Files
 
     async def post(self, due) -> int | None:
         """Send one due post; returns the message id, or None when it could not go out."""
@@ -44,9 +54,17 @@ class DailyPoster:
             yesterday = await self.coach.daily_results(guild_id, day - timedelta(days=1))
         except NotFound:
             yesterday = None
-        reply = render.daily_post(pick, self.catalog.bites[pick.bite_id], yesterday)
+        last_week, picture = None, None
+        if self.week is not None and is_week_start(due.schedule, day):
+            try:
+                last_week, picture = await self.week(guild_id, day - timedelta(days=7))
+            except CoachError:
+                log.exception("weekly picture skipped", extra={"guild": guild_id})
+        reply = render.daily_post(pick, self.catalog.bites[pick.bite_id], yesterday, last_week)
+        if picture is not None:
+            reply = replace(reply, attachment=picture)
         try:
-            message_id = await self.send(due.schedule.channel_id, reply, pick.nonce)
+            message_id = await self._send(guild_id, due.schedule.channel_id, reply, pick.nonce)
         except (PermissionError, LookupError) as error:
             self._blocked[guild_id] = day
             log.warning("daily post blocked", extra={"guild": guild_id, "channel": due.schedule.channel_id,
@@ -56,6 +74,26 @@ class DailyPoster:
             return None
         await self.coach.mark_daily_sent(guild_id, day, [message_id])
         log.info("daily post sent", extra={"guild": guild_id, "date": day.isoformat(), "message_id": message_id})
+        return message_id
+
+    async def _send(self, guild_id: int, channel_id: int, reply: Reply, nonce: str) -> int:
+        """Send; a post refused for its picture goes again without it (same nonce: nothing
+        was created), and the owner hears once that the picture needs Attach Files."""
+        try:
+            return await self.send(channel_id, reply, nonce)
+        except PermissionError:
+            if reply.attachment is None:
+                raise
+        log.warning("weekly picture refused; posting without it", extra={"guild": guild_id, "channel": channel_id})
+        message_id = await self.send(channel_id, replace(reply, attachment=None), nonce)
+        if self.warn is not None and guild_id not in self._told_no_files:
+            self._told_no_files.add(guild_id)
+            text = (f"This week's picture of how the server did could not be posted in <#{channel_id}>: I'm missing "
+                    "the *Attach Files* permission there. The daily post went out without it.")
+            try:
+                await self.warn(guild_id, text)
+            except Exception:
+                log.warning("could not warn the admin", extra={"guild": guild_id}, exc_info=True)
         return message_id
 
     async def _warn(self, guild_id: int, channel_id: int) -> None:

@@ -44,6 +44,9 @@ def actor_of(interaction: discord.Interaction) -> Actor:
         name=interaction.user.display_name,
         can_manage_guild=bool(interaction.guild_id) and (perms.manage_guild or perms.administrator),
         request_id=str(interaction.id),
+        locale=str(interaction.guild_locale or interaction.locale or ""),
+        # Servers that invited the bot before pictures did not grant Attach Files.
+        can_attach=not interaction.guild_id or interaction.app_permissions.attach_files,
     )
 
 
@@ -148,7 +151,7 @@ class DiscordAdapter:
         if reply.modal is not None:
             await interaction.response.send_modal(AnswerModal(reply.modal))
         elif from_button and reply.edit:
-            await interaction.response.edit_message(**message_kwargs(reply))
+            await interaction.response.edit_message(**message_kwargs(reply, editing=True))
         else:
             await interaction.response.send_message(**message_kwargs(reply), ephemeral=reply.ephemeral)
 
@@ -162,4 +165,4 @@ class DiscordAdapter:
             await interaction.followup.send(**kwargs, ephemeral=reply.ephemeral)
         else:
             # Replaces the "thinking…" placeholder, or the clicked message for a deferred update.
-            await interaction.edit_original_response(**message_kwargs(reply))
+            await interaction.edit_original_response(**message_kwargs(reply, editing=True))

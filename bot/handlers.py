@@ -13,11 +13,15 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, replace
+from typing import Awaitable, Callable, Mapping, Sequence
 
 from bot import custom_ids as ids
 from bot import render
-from bot.replies import Reply, notice
-from coach.daily import next_post_time
+from bot.pictures import MapPicture, StatsPicture, WeekPicture
+from bot.pictures.pool import PictureError
+from bot.pictures.render import describe as describe_picture
+from bot.replies import Attachment, Reply, notice
+from coach.daily import next_post_time, parse_weekday
 from coach.errors import CoachError, InvalidRequest, NotFound, NotOwner
 from coach.grading.models import GradeError, OffTopic
 from coach.timeutil import local_date
@@ -25,6 +29,9 @@ from coach.timeutil import local_date
 log = logging.getLogger("coach.bot")
 
 PERIODS = ("week", "month", "all")
+STATS_VIEWS = ("progress", "map")
+# (guild_id, user_ids) -> {user_id: display name}: names only the adapter knows.
+Names = Callable[[int, Sequence[int]], Awaitable[Mapping[int, str]]]
 SLOW_ACTIONS = {"regrade", "answer_modal"}  # grading: defer first
 
 
@@ -35,6 +42,8 @@ class Actor:
     name: str = ""
     can_manage_guild: bool = False
     request_id: str = ""  # the interaction id: makes a retried grading idempotent
+    locale: str = ""  # the server's preferred locale (Discord), e.g. "en-US"
+    can_attach: bool = True  # whether the bot may attach files where it answers
 
 
 class Handlers:
@@ -197,8 +206,51 @@ class Handlers:
         return await self.grade(actor, text, bite_id)
 
     # ----- progress and account ----------------------------------------------------------
-    async def stats(self, actor: Actor) -> Reply:
-        return render.stats(await self.coach.stats(actor.user_id, actor.guild_id))
+    async def stats(self, actor: Actor, view: str = "progress", track: str | None = None) -> Reply:
+        """`/stats`: the text summary with the progress picture beside it; `view:map`, the
+        bite map of a track."""
+        name = actor.name or "you"
+        if view == "map":
+            track = track or self.default_track()
+            if track not in self.catalog.tracks:
+                names = ", ".join(self.catalog.tracks)
+                return notice(f"There is no track called {track!r}. Tracks: {names}.", outcome="invalid")
+            mapping = await self.coach.mastery_map(actor.user_id, track)
+            return await self._with_picture(render.bite_map(mapping), MapPicture(name, mapping), actor)
+        if view not in STATS_VIEWS:
+            return notice(f"view must be one of: {', '.join(STATS_VIEWS)}.", outcome="invalid")
+        stats = await self.coach.stats(actor.user_id, actor.guild_id)
+        history = await self.coach.progress_history(actor.user_id)
+        return await self._with_picture(render.stats(stats), StatsPicture(name, stats, history), actor)
+
+    async def week_picture(self, guild_id: int, start, server: str, resolve_names: Names):
+        """The server's week that begins on `start` and its picture (None when it could not be
+        drawn): for the daily post on the server's first day of the week, and `coach stats --week`."""
+        week = await self.coach.guild_week(guild_id, start)
+        names = await resolve_names(guild_id, [row.user_id for row in week.leaders]) if week.leaders else {}
+        return week, await self.picture(WeekPicture(server, week, dict(names)))
+
+    async def server_week(self, actor: Actor, server: str, resolve_names: Names, start=None) -> Reply:
+        """The server's last whole week (or the one beginning on `start`) as a reply."""
+        week, attachment = await self.week_picture(actor.guild_id, start, server, resolve_names)
+        reply = render.server_week(week)
+        return replace(reply, attachment=attachment) if attachment else render.picture_missing(reply)
+
+    async def picture(self, data) -> Attachment | None:
+        """The picture as an attachment with its description; None when it could not be drawn
+        (the reply then goes without it)."""
+        try:
+            png = await self.services.pictures.render(data)
+        except PictureError as error:
+            log.warning("picture left out", extra={"reason": str(error)})
+            return None
+        return Attachment(data.filename, png, describe_picture(data))
+
+    async def _with_picture(self, reply: Reply, data, actor: Actor) -> Reply:
+        if not actor.can_attach:
+            return render.picture_missing(reply, "I may not attach files here (an admin can grant *Attach Files*).")
+        attachment = await self.picture(data)
+        return replace(reply, attachment=attachment) if attachment else render.picture_missing(reply)
 
     async def leaderboard(self, actor: Actor, period: str = "week", names: dict | None = None) -> Reply:
         if period not in PERIODS:
@@ -313,13 +365,20 @@ class Handlers:
         return None
 
     async def daily_set(self, actor: Actor, channel_id: int, time_text: str, timezone: str,
-                        track: str | None = None) -> Reply:
+                        track: str | None = None, week_starts: str | None = None) -> Reply:
+        """`week_starts`: the server's first day of the week (the weekly picture's day); by
+        default the one usual for the server's locale, or what it was."""
         refusal = self._refuse_non_admin(actor)
         if refusal:
             return refusal
         try:
+            week_start = parse_weekday(week_starts) if week_starts else None
+        except ValueError as error:
+            return notice(f"{error}.", outcome="invalid")
+        try:
             schedule = await self.coach.set_schedule(actor.guild_id, channel_id, time_text, timezone,
-                                                     track or self.default_track())
+                                                     track or self.default_track(), week_start=week_start,
+                                                     locale=actor.locale or None)
         except InvalidRequest as error:
             return notice(f"{error}", outcome="invalid")
         return render.schedule(schedule, next_post=next_post_time(schedule, self.coach.now()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.replies import Button, Embed, Field, Modal, Reply, TextInput
+from bot.replies import Attachment, Button, Embed, Field, Modal, Reply, TextInput
 
 CONTENT = 2000
 EMBED_TITLE = 256
@@ -22,6 +22,8 @@ MODAL_TITLE = 45
 INPUT_LABEL = 45
 INPUT_VALUE = 4000
 PLACEHOLDER = 100
+ATTACHMENT_DESCRIPTION = 1024
+ATTACHMENT_BYTES = 8 * 1024 * 1024  # the smallest upload limit a server can have (Discord: 10 MiB today)
 
 ELLIPSIS = "…"
 
@@ -84,6 +86,13 @@ def fit_modal(modal: Modal) -> Modal:
     return replace(modal, title=clip(modal.title, MODAL_TITLE), inputs=inputs)
 
 
+def fit_attachment(attachment: Attachment | None) -> Attachment | None:
+    """The description clipped; a file over the upload limit is left out (the text still goes)."""
+    if attachment is None or len(attachment.data) > ATTACHMENT_BYTES:
+        return None
+    return replace(attachment, description=clip(attachment.description, ATTACHMENT_DESCRIPTION))
+
+
 def fit(reply: Reply) -> Reply:
     """A reply that Discord will accept, whatever the text inside it."""
     return replace(
@@ -92,6 +101,7 @@ def fit(reply: Reply) -> Reply:
         embed=fit_embed(reply.embed) if reply.embed else None,
         buttons=fit_buttons(reply.buttons),
         modal=fit_modal(reply.modal) if reply.modal else None,
+        attachment=fit_attachment(reply.attachment),
     )
 
 
@@ -120,6 +130,10 @@ def problems(reply: Reply) -> list[str]:
         out.append("duplicate custom_id")
     if any(r >= ROWS for r in rows) or any(n > PER_ROW for n in rows.values()):
         out.append("rows")
+    if reply.attachment is not None:
+        a = reply.attachment
+        if len(a.description) > ATTACHMENT_DESCRIPTION or len(a.data) > ATTACHMENT_BYTES or not a.filename:
+            out.append("attachment")
     if reply.modal:
         m = reply.modal
         if len(m.title) > MODAL_TITLE or len(m.custom_id) > CUSTOM_ID or not m.inputs:

@@ -13,6 +13,7 @@ from bot.limits import clip, fit
 from bot.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
 
 LETTERS = "ABCD"
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 GREEN, RED, AMBER, BLUE = 0x2ECC71, 0xE74C3C, 0xF1C40F, 0x5865F2
 SCORE_WORDS = {4: "excellent", 3: "strong", 2: "partial", 1: "weak", 0: "not there yet"}
 
@@ -137,7 +138,7 @@ def help_text(console: bool = False) -> Reply:
         f"`{quiz}` multiple-choice questions with explanations.",
         "`/bite [topic]` a 60-second explainer on a topic, or today's.",
         "`/explain [topic]` explain a concept out loud and get it graded; with no topic, just answer.",
-        "`/review` your due review cards. `/stats` your XP, streak and accuracy.",
+        "`/review` your due review cards. `/stats` your progress as a picture; `/stats view:map` the bite map.",
         "`/leaderboard period:week|month|all` · `/settings` · `/forget` deletes your data · `/help`",
         "Admins: `/daily set|off|preview` posts a daily bite and question in a channel.",
     ]
@@ -272,6 +273,62 @@ def stats(result) -> Reply:
     return fit(Reply(embed=Embed(title="Your progress", fields=tuple(fields)), outcome="stats"))
 
 
+REASONS = {"due": "due for review", "weakest": "your weakest so far", "new": "not started yet"}
+LEVEL_ORDER = ("mastered", "solid", "learning", "weak", "new")
+
+
+def bite_map(mapping) -> Reply:
+    """`/stats view:map`: the text beside the picture — counts per level, the bite to study
+    next with buttons to read it or be quizzed on it, and the weakest bites."""
+    counts = {level: sum(b.level == level for b in mapping.bites) for level in LEVEL_ORDER}
+    practised = len(mapping.bites) - counts["new"]
+    lines = [f"{practised} of {len(mapping.bites)} bites practised: "
+             + ", ".join(f"{counts[level]} {level}" for level in LEVEL_ORDER if counts[level] and level != "new") + "."
+             if practised else f"None of the {len(mapping.bites)} bites practised yet."]
+    nxt = next((b for b in mapping.bites if b.bite_id == mapping.next_bite_id), None)
+    buttons = []
+    if nxt is not None:
+        lines.append(f"**Next:** {nxt.title} — {REASONS.get(mapping.next_reason, mapping.next_reason)}.")
+        buttons = [Button(f"Read: {nxt.title}", ids.read_bite(nxt.bite_id), "primary", key="bite"),
+                   Button("Quiz me on it", ids.quiz_bite(nxt.bite_id), "success", key="quiz")]
+    fields = []
+    weakest = sorted((b for b in mapping.bites if b.mastery is not None), key=lambda b: (b.mastery, b.bite_id))[:5]
+    if weakest:
+        fields.append(Field("Weakest", "\n".join(f"• {b.title} — {100 * b.mastery:.0f}%" for b in weakest)))
+    embed = Embed(title=f"Bite map · {mapping.track_title}", description="\n".join(lines), fields=tuple(fields),
+                  footer="Mastery mixes quiz accuracy, your best explanation and how long you remember it.")
+    return fit(Reply(embed=embed, buttons=tuple(buttons), outcome="bite_map",
+                     extra={"next": mapping.next_bite_id, "practised": practised}))
+
+
+def server_week(week) -> Reply:
+    """The server's week in words (the picture goes beside it)."""
+    embed = Embed(title=f"The server's week · {week.start:%d %b} – {week.end:%d %b}", description=week_summary(week))
+    return fit(Reply(embed=embed, ephemeral=False, outcome="server_week"))
+
+
+def week_summary(week) -> str:
+    posted = [d for d in week.days if d.posted]
+    answered = sum(d.total for d in posted)
+    right = sum(d.counts[d.correct_choice] for d in posted if d.total and 0 <= d.correct_choice < len(d.counts))
+    lines = [f"{week.answers} answers; {len(posted)} daily question{'s' if len(posted) != 1 else ''}"
+             + (f", {100 * right / answered:.0f}% of their answers right." if answered else ".")]
+    if week.most_missed:
+        worst = week.most_missed[0]
+        lines.append(f"Most missed: {worst.title} ({worst.wrong} of {worst.answered} wrong).")
+    if week.leaders:
+        lines.append("Top: " + ", ".join(f"<@{r.user_id}> {r.xp} XP" for r in week.leaders[:3]) + ".")
+    return "\n".join(lines)
+
+
+def picture_missing(reply: Reply, why: str = "The picture could not be drawn this time.") -> Reply:
+    """The reply without its picture, saying so (in the embed's footer, or the text)."""
+    if reply.embed is not None:
+        footer = f"{reply.embed.footer} · {why}" if reply.embed.footer else why
+        return fit(replace(reply, embed=replace(reply.embed, footer=footer), attachment=None))
+    return fit(replace(reply, content=f"{reply.content}\n({why})".strip(), attachment=None))
+
+
 def leaderboard(rows, period: str, *, names: dict[int, str] | None = None) -> Reply:
     names = names or {}
     if not rows:
@@ -304,12 +361,15 @@ def forget_confirm(nonce: str) -> Reply:
 
 # ----- daily posts -------------------------------------------------------------------------
 
-def daily_post(pick, bite, yesterday=None) -> Reply:
-    """The daily post: the bite, the question with A–D buttons, and yesterday's results."""
+def daily_post(pick, bite, yesterday=None, last_week=None) -> Reply:
+    """The daily post: the bite, the question with A–D buttons, yesterday's results, and on
+    the server's first day of the week the week before in words (its picture goes beside)."""
     q = pick.question
     fields = [Field("Today's question", f"{q.stem}\n\n{_options_block(q.options)}")]
     if yesterday is not None and yesterday.total:
         fields.append(Field("Yesterday", daily_results_line(yesterday)))
+    if last_week is not None:
+        fields.append(Field("Last week", week_summary(last_week)))
     embed = Embed(
         title=f"Daily bite · {bite.title}",
         description=f"*{bite.summary}*\n\n{bite.explainer}",
@@ -346,7 +406,7 @@ def schedule(result, *, next_post=None) -> Reply:
     if result is None or not result.enabled:
         return notice("Daily posts are off in this server. An admin can turn them on with `/daily set`.")
     text = (f"Daily posts: <#{result.channel_id}> at {result.local_time:%H:%M} {result.timezone}, "
-            f"track **{result.track}**.")
+            f"track **{result.track}**. {WEEKDAYS[result.week_start]}'s post also shows the server's week.")
     if next_post is not None:
         text += f" Next post: <t:{int(next_post.timestamp())}:R>."
     return notice(text, outcome="schedule")

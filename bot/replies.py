@@ -1,4 +1,4 @@
-"""What a handler returns, independent of Discord: text, one embed, buttons, or a modal.
+"""What a handler returns, independent of Discord: text, one embed, buttons, a picture, or a modal.
 
 The Discord adapter turns a Reply into discord.py objects; the console prints it.
 Both press buttons by `custom_id`, so the same handler serves both.
@@ -57,6 +57,15 @@ class Modal:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file sent with the reply (a picture): Discord attaches it, the console saves it."""
+
+    filename: str
+    data: bytes = field(repr=False)
+    description: str = ""  # what it shows, for screen readers (Discord: at most 1024 characters)
+
+
+@dataclass(frozen=True)
 class Reply:
     content: str = ""
     embed: Embed | None = None
@@ -65,6 +74,7 @@ class Reply:
     # True: replace the message whose button was pressed; False: a new message.
     edit: bool = False
     modal: Modal | None = None
+    attachment: Attachment | None = None
     # For logs and tests: what happened ("answered", "refused", "cooldown", ...).
     outcome: str = "ok"
     extra: dict = field(default_factory=dict, compare=False)

@@ -1,4 +1,5 @@
-"""Build the coach's services once from Settings: Store, Coach, TopicFinder, Grader, LLMClient.
+"""Build the coach's services once from Settings: Store, Coach, TopicFinder, Grader, LLMClient,
+and the picture renderer.
 
 The embedding model and the grader load lazily in a worker thread (they take seconds),
 so the bot can acknowledge interactions while they load; until they are ready,
@@ -31,6 +32,7 @@ class Services:
     catalog: Catalog
     coach: "Coach"
     llm: Any = None
+    pictures: Any = None  # a PicturePool (worker processes) or an InlineRenderer: bot.pictures.pool
     explain_cooldown: Cooldown = None  # type: ignore[assignment]
     drafts: Drafts = field(default_factory=Drafts)
     _topics: Any = None
@@ -39,6 +41,10 @@ class Services:
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self):
+        if self.pictures is None:
+            from bot.pictures.pool import build_pictures
+
+            self.pictures = build_pictures(self.settings)
         if self.explain_cooldown is None:
             self.explain_cooldown = Cooldown(self.settings.explain_rate_limit, self.settings.explain_rate_window_s)
 
@@ -76,6 +82,7 @@ class Services:
             log.warning("models loaded", extra={"seconds": round(time.perf_counter() - started, 1)})
 
     async def close(self) -> None:
+        await self.pictures.close()
         if self.llm is not None:
             await self.llm.aclose()
         await self.store.dispose()
@@ -104,9 +111,11 @@ def build_llm(settings: Settings):
 
 
 async def build_services(
-    settings: Settings, *, catalog: Catalog | None = None, clock=None, topics=None, upgrade: bool = True
+    settings: Settings, *, catalog: Catalog | None = None, clock=None, topics=None, upgrade: bool = True,
+    pictures=None,
 ) -> Services:
-    """Open the store (migrating it), build the Coach; `topics` lets tests share one model."""
+    """Open the store (migrating it), build the Coach; `topics` lets tests share one model;
+    `pictures`: the renderer (default: what PICTURE_WORKERS asks for, started by the adapter)."""
     from coach.engine import Coach
     from coach.store import Store
 
@@ -121,4 +130,5 @@ async def build_services(
     llm = build_llm(settings)
     if llm is not None:
         await llm.start()  # opens the pool; a server that is down is fine (graders fall back)
-    return Services(settings=settings, store=store, catalog=catalog, coach=coach, llm=llm, _topics=topics)
+    return Services(settings=settings, store=store, catalog=catalog, coach=coach, llm=llm, pictures=pictures,
+                    _topics=topics)

@@ -7,12 +7,13 @@ restart (a persistent view whose state lives in the id and the database).
 
 from __future__ import annotations
 
+import io
 import re
 
 import discord
 
 from bot import custom_ids
-from bot.replies import Embed, Modal, Reply
+from bot.replies import Attachment, Embed, Modal, Reply
 
 _STYLES = {
     "primary": discord.ButtonStyle.primary,
@@ -61,10 +62,21 @@ class AnswerModal(discord.ui.Modal):
         self.stop()
 
 
-def message_kwargs(reply: Reply) -> dict:
-    """Keyword arguments for send_message / followup.send / edit_message."""
+def to_file(attachment: Attachment) -> discord.File:
+    return discord.File(io.BytesIO(attachment.data), filename=attachment.filename,
+                        description=attachment.description or None)
+
+
+def message_kwargs(reply: Reply, *, editing: bool = False) -> dict:
+    """Keyword arguments for send_message / followup.send / channel.send, or with `editing`
+    for edit_message / edit_original_response (which take `attachments`, not `file`)."""
     kwargs = {"content": reply.content or None, "embed": to_embed(reply.embed) if reply.embed else None}
     kwargs["view"] = to_view(reply)
+    if reply.attachment is not None:
+        if editing:
+            kwargs["attachments"] = [to_file(reply.attachment)]
+        else:
+            kwargs["file"] = to_file(reply.attachment)
     return kwargs
 
 

@@ -59,6 +59,11 @@ class Settings(BaseSettings):
     explain_rate_limit: int = Field(5, ge=1, description="Gradings per user per window.")
     explain_rate_window_s: int = Field(300, ge=1, description="The rate-limit window in seconds.")
 
+    picture_workers: int = Field(
+        1, ge=0, le=8, description="Processes that draw the pictures (/stats, the weekly post); 0 draws in-process."
+    )
+    picture_timeout_s: float = Field(20.0, gt=0, description="A picture not drawn by then is left out of its reply.")
+
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level.")
     log_format: Literal["auto", "json", "console"] = Field(
         "auto", description="auto: JSON when stderr is not a terminal."

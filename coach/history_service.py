@@ -166,7 +166,7 @@ class HistoryService(EngineBase):
                 due=first_due.get(bite.id), mastery=value, level=mastery_level(value),
             ))
         next_id, reason = next_to_study(bites, now)
-        return MasteryMap(user_id, found.id, found.title, tuple(bites), next_id, reason)
+        return MasteryMap(user_id, found.id, found.title, tuple(bites), next_id, reason, now)
 
     async def guild_week(self, guild_id: int, start: date | None = None) -> GuildWeek:
         """The server's week that begins on `start` (default: the last whole week before

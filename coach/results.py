@@ -335,6 +335,7 @@ class MasteryMap:
     bites: tuple[BiteMastery, ...]  # in the track's order
     next_bite_id: str | None  # what to study next (coach.history.next_to_study)
     next_reason: str  # "due", "weakest", "new" or "" when there is nothing
+    as_of: datetime | None = None  # when it was read: a bite whose `due` is before this is due now
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ def test_piped_session_on_a_fresh_var(tmp_path, env):
         "/explain kv cache",
         "The KV cache keeps the keys and values of earlier tokens in every layer so each step only computes the "
         "newest token, and the memory grows with sequence length and batch size.",
-        "/stats", "/nonsense", "/quit", "/help",  # nothing after /quit runs
+        "/stats", "/stats view:map", "/nonsense", "/quit", "/help",  # nothing after /quit runs
     ]) + "\n"
     done = subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=500)
     out = done.stdout
@@ -67,6 +67,12 @@ def test_piped_session_on_a_fresh_var(tmp_path, env):
     assert "== The KV cache ==" in out
     assert "Score " in out and "fallback embedding grader" in out
     assert "Your progress" in out and "Unknown command /nonsense" in out
+    # The pictures are saved under var/ and their paths printed.
+    pictures = [line.removeprefix("Picture: ") for line in out.splitlines() if line.startswith("Picture: ")]
+    assert [Path(p).name.split("-2")[0] for p in pictures] == ["progress", "bite-map"]
+    for path in pictures:
+        assert path.startswith("var/pictures/") and (tmp_path / path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "== Bite map · Inference (test track) ==" in out and "Next:" in out
     assert out.rstrip().endswith("Bye — good luck with the interview!")
     assert "Traceback" not in done.stderr
     # The LLM was unreachable: the warning went to the log file, not into the conversation.

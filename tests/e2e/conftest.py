@@ -53,6 +53,7 @@ def settings(tmp_path):
         llm_max_retries=0,
         explain_rate_limit=3,
         explain_rate_window_s=600,
+        picture_workers=0,  # no worker process for tests that draw nothing (test_pictures.py starts one)
     )
 
 

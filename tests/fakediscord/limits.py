@@ -22,6 +22,9 @@ TEXT_INPUT_LABEL_MAX = 45
 TEXT_INPUT_MAX = 4000
 PLACEHOLDER_MAX = 100
 SELECT_OPTIONS_MAX = 25
+ATTACHMENTS_MAX = 10
+ATTACHMENT_DESCRIPTION_MAX = 1024
+ATTACHMENT_SIZE_MAX = 8 * 1024 * 1024  # what the fake's interactions announce (attachment_size_limit)
 
 
 def _len(value) -> int:
@@ -96,8 +99,25 @@ def components_problems(rows: list[dict]) -> list[str]:
     return problems
 
 
-def message_problems(payload: dict) -> list[str]:
+def attachment_problems(payload: dict, files: list) -> list[str]:
+    """`files`: [(index, filename, bytes)] uploaded with the message."""
     problems = []
+    listed = payload.get("attachments") or []
+    if len(files) > ATTACHMENTS_MAX or len(listed) > ATTACHMENTS_MAX:
+        problems.append(f"attachments: more than {ATTACHMENTS_MAX}")
+    for index, name, data in files:
+        if not name:
+            problems.append(f"files[{index}]: no filename")
+        if len(data) > ATTACHMENT_SIZE_MAX:
+            problems.append(f"files[{index}]: larger than {ATTACHMENT_SIZE_MAX} bytes")
+    for i, item in enumerate(listed):
+        if _len(item.get("description")) > ATTACHMENT_DESCRIPTION_MAX:
+            problems.append(f"attachments[{i}].description longer than {ATTACHMENT_DESCRIPTION_MAX}")
+    return problems
+
+
+def message_problems(payload: dict, files: list | None = None) -> list[str]:
+    problems = attachment_problems(payload, files or [])
     if _len(payload.get("content")) > CONTENT_MAX:
         problems.append(f"content longer than {CONTENT_MAX}")
     embeds = payload.get("embeds") or []

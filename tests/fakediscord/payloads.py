@@ -12,7 +12,8 @@ _counter = itertools.count(1)
 
 ADMIN_PERMISSIONS = str((1 << 5) | (1 << 3))  # MANAGE_GUILD | ADMINISTRATOR
 MEMBER_PERMISSIONS = str((1 << 10) | (1 << 11) | (1 << 31))  # VIEW_CHANNEL | SEND_MESSAGES | USE_APP_COMMANDS
-BOT_PERMISSIONS = str((1 << 10) | (1 << 11) | (1 << 14) | (1 << 31))
+# VIEW_CHANNEL | SEND_MESSAGES | EMBED_LINKS | ATTACH_FILES | USE_APP_COMMANDS
+BOT_PERMISSIONS = str((1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 31))
 
 
 def snowflake() -> int:

@@ -24,6 +24,7 @@ class RecordedRequest:
     body: object
     status: int = 0
     at: float = 0.0
+    files: list = field(default_factory=list)  # [(index, filename, size)] of a multipart request
 
 
 @dataclass

@@ -2,12 +2,20 @@
 discord.py client connects to. It records every request and enforces what Discord
 enforces: the 3-second first response, one initial response per interaction, the
 15-minute token, payload limits (400), 429s with `retry_after` and `Via`, 403s on
-channels the bot lost, and nonce deduplication when `enforce_nonce` is set."""
+channels the bot lost, and nonce deduplication when `enforce_nonce` is set.
+
+Files come as Discord takes them: `multipart/form-data` with the message as
+`payload_json` and the files as `files[n]`, described by the payload's `attachments`
+(`{"id": n, "filename", "description"}`). They become the message's `attachments`
+(with width and height for a PNG); their bytes are kept (`attachment_bytes`) and served
+at each attachment's `url`. A channel can refuse files (`deny_attachments`: 403, as for a
+bot without *Attach Files*)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import struct
 import time
 from datetime import datetime, timezone
 
@@ -29,9 +37,11 @@ from tests.fakediscord.records import (
 )
 
 API = "/api/v10"
-BODY = web.RequestKey("body", object)  # the parsed JSON body, set by the middleware
+BODY = web.RequestKey("body", object)  # the parsed JSON body (or multipart payload_json), set by the middleware
+FILES = web.RequestKey("files", list)  # [(index, filename, bytes)] of a multipart request
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def _json(data, status: int = 200, headers: dict | None = None) -> web.Response:
@@ -66,6 +76,9 @@ class FakeDiscord:
         self.guild_commands: dict[int, list[dict]] = {}
         self.faults: list[Fault] = []
         self.forbidden_channels: set[int] = set()
+        self.no_attach_channels: set[int] = set()
+        self.attachment_bytes: dict[int, bytes] = {}  # attachment id -> the file's bytes
+        self.nicks: dict[tuple[int, int], str] = {}  # (guild id, user id) -> nickname
         self.nonces: dict[tuple[int, str], int] = {}
         self.gateways: list[web.WebSocketResponse] = []
         self.identified = asyncio.Event()
@@ -119,6 +132,17 @@ class FakeDiscord:
     def forbid_channel(self, channel_id: int | str) -> None:
         self.forbidden_channels.add(int(channel_id))
 
+    def deny_attachments(self, channel_id: int | str) -> None:
+        """The bot lacks *Attach Files* in this channel: a message with files gets 403."""
+        self.no_attach_channels.add(int(channel_id))
+
+    def set_nick(self, guild: dict, user: dict, nick: str) -> None:
+        self.nicks[(int(guild["id"]), int(user["id"]))] = nick
+
+    def attachment_data(self, attachment: dict) -> bytes:
+        """The bytes of a message's attachment."""
+        return self.attachment_bytes[int(attachment["id"])]
+
     # ----- server lifecycle -----
     @property
     def base_url(self) -> str:
@@ -167,14 +191,19 @@ class FakeDiscord:
         r.add_route("*", API + "/channels/{channel}/messages/{message}", self._channel_message)
         r.add_get(API + "/channels/{channel}", self._get_channel)
         r.add_post(API + "/users/@me/channels", self._create_dm)
+        r.add_get(API + "/guilds/{guild}/members/{user}", self._get_member)
+        r.add_get("/attachments/{id}/{filename}", self._get_attachment)
         r.add_route("*", "/{tail:.*}", self._unknown)
 
     @web.middleware
     async def _record_and_inject(self, request: web.Request, handler):
-        body = None
+        body, files = None, []
         if request.can_read_body and request.content_type == "application/json":
             body = await request.json()
-        record = RecordedRequest(request.method, request.path, dict(request.query), body, at=self.now())
+        elif request.can_read_body and request.content_type == "multipart/form-data":
+            body, files = await self._read_multipart(request)
+        record = RecordedRequest(request.method, request.path, dict(request.query), body, at=self.now(),
+                                 files=[(index, name, len(data)) for index, name, data in files])
         if request.path != "/gateway":
             self.requests.append(record)
         route_key = f"{request.method} {request.match_info.route.resource.canonical}"
@@ -183,9 +212,21 @@ class FakeDiscord:
                 record.status = fault.status
                 return self._fault_response(fault)
         request[BODY] = body
+        request[FILES] = files
         response = await handler(request)
         record.status = response.status
         return response
+
+    @staticmethod
+    async def _read_multipart(request: web.Request) -> tuple[dict | None, list]:
+        body, files = None, []
+        reader = await request.multipart()
+        async for part in reader:
+            if part.name == "payload_json":
+                body = json.loads(await part.text())
+            elif part.name and part.name.startswith("files[") and part.name.endswith("]"):
+                files.append((int(part.name[6:-1]), part.filename or "", bytes(await part.read())))
+        return body, files
 
     @staticmethod
     def _fault_response(fault: Fault) -> web.Response:
@@ -299,7 +340,9 @@ class FakeDiscord:
         return int(guild["id"]), channel or guild["channels"][0]
 
     async def slash(self, actor: dict, name: str, *, guild: dict | None = None, channel: dict | None = None,
-                    options: dict | None = None, subcommand: str | None = None, admin: bool = False) -> InteractionRecord:
+                    options: dict | None = None, subcommand: str | None = None, admin: bool = False,
+                    app_permissions: str | None = None) -> InteractionRecord:
+        """`app_permissions`: what the bot may do in that channel (default: payloads.BOT_PERMISSIONS)."""
         guild_id, channel = self._where(guild, channel)
         if options:
             options = {k: (v["id"] if isinstance(v, dict) else v) for k, v in options.items()}  # channel dicts -> ids
@@ -309,6 +352,8 @@ class FakeDiscord:
             permissions=payloads.ADMIN_PERMISSIONS if admin else payloads.MEMBER_PERMISSIONS,
             resolved=self._resolve_channels(guild, options),
         )
+        if app_permissions is not None:
+            payload["app_permissions"] = app_permissions
         return await self.push(payload)
 
     def _resolve_channels(self, guild: dict | None, options: dict | None) -> dict | None:
@@ -336,7 +381,7 @@ class FakeDiscord:
         return next((r for r in self.interactions.values() if r.token == token), None)
 
     def _new_message(self, channel_id: str, body: dict, *, guild_id: str | None = None, nonce: str | None = None,
-                     interaction: InteractionRecord | None = None) -> dict:
+                     interaction: InteractionRecord | None = None, files: list | None = None) -> dict:
         message_id = payloads.snowflake()
         message = {
             "id": str(message_id),
@@ -364,14 +409,49 @@ class FakeDiscord:
         if interaction is not None:
             actor = interaction.payload.get("member", {}).get("user") or interaction.payload.get("user")
             message["interaction_metadata"] = {"id": interaction.id, "type": interaction.payload["type"], "user": actor}
+        message["attachments"] = self._attachments(body, files or [], [])
         self.messages[message_id] = message
         return message
 
-    @staticmethod
-    def _edit(message: dict, body: dict) -> dict:
+    def _attachments(self, body: dict, files: list, existing: list[dict]) -> list[dict]:
+        """The message's attachments after this request: the files it uploads (`files[n]`,
+        described by the payload's `attachments` entry with id n) and the existing ones the
+        payload keeps by their id. Without an `attachments` list, every file is new and the
+        existing ones stay."""
+        uploaded = {index: (name, data) for index, name, data in files}
+        listed = body.get("attachments")
+        if listed is None:
+            listed = [*({"id": a["id"]} for a in existing), *({"id": i} for i in sorted(uploaded))]
+        kept = {a["id"]: a for a in existing}
+        out = []
+        for item in listed:
+            key = item.get("id")
+            if str(key) in kept:
+                out.append(kept[str(key)])
+                continue
+            if (isinstance(key, str) and not key.isdigit()) or int(key) not in uploaded:
+                continue
+            name, data = uploaded[int(key)]
+            attachment_id = payloads.snowflake()
+            self.attachment_bytes[attachment_id] = data
+            filename = item.get("filename") or name
+            attachment = {"id": str(attachment_id), "filename": filename, "size": len(data),
+                          "url": f"{self.base_url}/attachments/{attachment_id}/{filename}",
+                          "proxy_url": f"{self.base_url}/attachments/{attachment_id}/{filename}",
+                          "content_type": "image/png" if data[:8] == PNG_SIGNATURE else "application/octet-stream"}
+            if item.get("description"):
+                attachment["description"] = item["description"]
+            if data[:8] == PNG_SIGNATURE and len(data) >= 24:  # width and height from the IHDR chunk
+                attachment["width"], attachment["height"] = struct.unpack(">II", data[16:24])
+            out.append(attachment)
+        return out
+
+    def _edit(self, message: dict, body: dict, files: list | None = None) -> dict:
         for key in ("content", "embeds", "components"):
             if key in body and body[key] is not None:
                 message[key] = body[key]
+        if files or body.get("attachments") is not None:
+            message["attachments"] = self._attachments(body, files or [], message.get("attachments") or [])
         if "flags" in body and body["flags"] is not None:
             message["flags"] = (message["flags"] & EPHEMERAL) | int(body["flags"])
         message["flags"] &= ~LOADING
@@ -392,7 +472,8 @@ class FakeDiscord:
             record.notify()
             return _error(400, 40060, "Interaction has already been acknowledged.")
         kind, data = body.get("type"), body.get("data") or {}
-        problems = modal_problems(data) if kind == RESPONSE_MODAL else message_problems(data)
+        files = request[FILES]
+        problems = modal_problems(data) if kind == RESPONSE_MODAL else message_problems(data, files)
         if problems:
             record.rejected.append(("invalid", 400, body))
             record.notify()
@@ -401,7 +482,7 @@ class FakeDiscord:
         guild_id = record.payload.get("guild_id")
         message = None
         if kind == RESPONSE_MESSAGE:
-            message = self._new_message(channel_id, data, guild_id=guild_id, interaction=record)
+            message = self._new_message(channel_id, data, guild_id=guild_id, interaction=record, files=files)
         elif kind == RESPONSE_DEFER:
             flags = (int(data.get("flags") or 0) & EPHEMERAL) | LOADING
             message = self._new_message(channel_id, {"flags": flags}, guild_id=guild_id, interaction=record)
@@ -409,7 +490,7 @@ class FakeDiscord:
             source = record.payload.get("message") or {}
             message = self.messages.get(int(source.get("id", 0)))
             if message is not None and kind == RESPONSE_UPDATE:
-                self._edit(message, data)
+                self._edit(message, data, files)
         elif kind == RESPONSE_MODAL:
             record.modal = data
         if message is not None:
@@ -440,7 +521,8 @@ class FakeDiscord:
         if problem:
             return problem
         body = request[BODY] or {}
-        problems = message_problems(body)
+        files = request[FILES]
+        problems = message_problems(body, files)
         if problems:
             record.rejected.append(("invalid followup", 400, body))
             record.notify()
@@ -448,10 +530,10 @@ class FakeDiscord:
         loading = self.messages.get(record.original_message_id or 0)
         if loading is not None and loading["flags"] & LOADING and not record.followups:
             # Discord: the first followup after a "thinking" defer replaces the placeholder.
-            message = self._edit(loading, body)
+            message = self._edit(loading, body, files)
         else:
             message = self._new_message(record.payload["channel_id"], body, guild_id=record.payload.get("guild_id"),
-                                        interaction=record)
+                                        interaction=record, files=files)
         record.followups.append(message)
         record.notify()
         return _json(message)
@@ -473,12 +555,13 @@ class FakeDiscord:
             record.notify()
             return web.Response(status=204)
         body = request[BODY] or {}
-        problems = message_problems({**message, **{k: v for k, v in body.items() if v is not None}})
+        files = request[FILES]
+        problems = message_problems({**message, **{k: v for k, v in body.items() if v is not None}}, files)
         if problems:
             record.rejected.append(("invalid edit", 400, body))
             record.notify()
             return _error(400, 50035, "Invalid Form Body", problems)
-        self._edit(message, body)
+        self._edit(message, body, files)
         record.edits += 1
         record.notify()
         return _json(message)
@@ -492,7 +575,10 @@ class FakeDiscord:
         if channel is None:
             return _error(404, 10003, "Unknown Channel")
         body = request[BODY] or {}
-        problems = message_problems(body)
+        files = request[FILES]
+        if files and channel_id in self.no_attach_channels:
+            return _error(403, 50013, "Missing Permissions")
+        problems = message_problems(body, files)
         if problems:
             return _error(400, 50035, "Invalid Form Body", problems)
         nonce = body.get("nonce")
@@ -500,7 +586,7 @@ class FakeDiscord:
             existing = self.nonces.get((channel_id, str(nonce)))
             if existing in self.messages:
                 return _json(self.messages[existing])
-        message = self._new_message(str(channel_id), body, guild_id=channel.get("guild_id"), nonce=nonce)
+        message = self._new_message(str(channel_id), body, guild_id=channel.get("guild_id"), nonce=nonce, files=files)
         if nonce is not None:
             self.nonces[(channel_id, str(nonce))] = int(message["id"])
         return _json(message)
@@ -518,10 +604,11 @@ class FakeDiscord:
             self.messages.pop(message_id)
             return web.Response(status=204)
         body = request[BODY] or {}
-        problems = message_problems({**message, **{k: v for k, v in body.items() if v is not None}})
+        files = request[FILES]
+        problems = message_problems({**message, **{k: v for k, v in body.items() if v is not None}}, files)
         if problems:
             return _error(400, 50035, "Invalid Form Body", problems)
-        return _json(self._edit(message, body))
+        return _json(self._edit(message, body, files))
 
     async def _get_channel(self, request: web.Request) -> web.Response:
         channel = self.channels.get(int(request.match_info["channel"]))
@@ -536,6 +623,24 @@ class FakeDiscord:
         channel = payloads.dm_channel(payloads.snowflake(), recipient)
         self.channels[int(channel["id"])] = channel
         return _json(channel)
+
+    async def _get_member(self, request: web.Request) -> web.Response:
+        guild_id, user_id = int(request.match_info["guild"]), int(request.match_info["user"])
+        if guild_id not in self.guilds:
+            return _error(404, 10004, "Unknown Guild")
+        user = self.users.get(user_id)
+        if user is None:
+            return _error(404, 10007, "Unknown Member")
+        member = payloads.member(user)
+        member["nick"] = self.nicks.get((guild_id, user_id))
+        return _json(member)
+
+    async def _get_attachment(self, request: web.Request) -> web.Response:
+        data = self.attachment_bytes.get(int(request.match_info["id"]))
+        if data is None:
+            return _error(404, 0, "Unknown attachment")
+        kind = "image/png" if data[:8] == PNG_SIGNATURE else "application/octet-stream"
+        return web.Response(body=data, headers={"Content-Type": kind})
 
     async def _unknown(self, request: web.Request) -> web.Response:
         return _error(404, 0, f"fake Discord does not serve {request.method} {request.path}")

@@ -122,3 +122,89 @@ async def test_control_api_of_the_standalone_fake():
             assert stats["interactions"] == stats["acknowledged"] == 1
     finally:
         await fake.stop()
+
+
+def png_bytes(width: int = 3, height: int = 2) -> bytes:
+    """A valid PNG of the given size (what the fake reads: signature and IHDR)."""
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def multipart(payload: dict, files: list[tuple[str, bytes]]) -> aiohttp.FormData:
+    import json
+
+    form = aiohttp.FormData()
+    form.add_field("payload_json", json.dumps(payload), content_type="application/json")
+    for index, (name, data) in enumerate(files):
+        form.add_field(f"files[{index}]", data, filename=name, content_type="application/octet-stream")
+    return form
+
+
+async def post_form(http, method, url, form):
+    async with http.request(method, url, data=form) as response:
+        return response.status, await response.json(content_type=None)
+
+
+async def test_files_become_attachments_with_their_description_and_size(world):
+    fake, guild, http = world
+    channel_id = guild["channels"][0]["id"]
+    picture = png_bytes(40, 30)
+    payload = {"content": "with a picture", "attachments": [{"id": 0, "filename": "p.png", "description": "a chart"}]}
+    status, message = await post_form(http, "POST", f"{fake.api_base}/channels/{channel_id}/messages",
+                                      multipart(payload, [("p.png", picture)]))
+    assert status == 200
+    (attachment,) = message["attachments"]
+    assert (attachment["filename"], attachment["description"], attachment["size"]) == ("p.png", "a chart", len(picture))
+    assert (attachment["width"], attachment["height"], attachment["content_type"]) == (40, 30, "image/png")
+    assert fake.attachment_data(attachment) == picture
+    async with http.get(attachment["url"]) as response:
+        assert await response.read() == picture
+    assert fake.requests[-2].files == [(0, "p.png", len(picture))]
+
+    # An interaction reply with a file, then an edit that replaces it.
+    record = await interaction(fake, guild)
+    url = f"{fake.api_base}/interactions/{record.id}/{record.token}/callback"
+    status, _ = await post_form(http, "POST", url, multipart(
+        {"type": 4, "data": {"content": "x", "attachments": [{"id": 0, "filename": "a.png"}]}}, [("a.png", picture)]))
+    assert status == 200
+    original = fake.messages[record.original_message_id]
+    assert [a["filename"] for a in original["attachments"]] == ["a.png"]
+    edit = f"{fake.api_base}/webhooks/{fake.app_id}/{record.token}/messages/@original"
+    status, edited = await post_form(http, "PATCH", edit, multipart(
+        {"attachments": [{"id": 0, "filename": "b.png", "description": "new"}]}, [("b.png", png_bytes())]))
+    assert status == 200 and [(a["filename"], a["description"]) for a in edited["attachments"]] == [("b.png", "new")]
+    status, _, kept = await call(http, "PATCH", edit, {"content": "text only"})
+    assert status == 200 and [a["filename"] for a in kept["attachments"]] == ["b.png"], "an edit without files keeps them"
+
+
+async def test_attachment_limits_and_a_channel_without_attach_files(world):
+    fake, guild, http = world
+    channel_id = guild["channels"][0]["id"]
+    url = f"{fake.api_base}/channels/{channel_id}/messages"
+    long_description = {"attachments": [{"id": 0, "filename": "p.png", "description": "x" * 1025}]}
+    status, body = await post_form(http, "POST", url, multipart(long_description, [("p.png", png_bytes())]))
+    assert (status, body["code"]) == (400, 50035)
+    eleven = [(f"p{i}.png", png_bytes()) for i in range(11)]
+    status, body = await post_form(http, "POST", url, multipart({"content": "many"}, eleven))
+    assert (status, body["code"]) == (400, 50035)
+    fake.deny_attachments(channel_id)
+    status, body = await post_form(http, "POST", url, multipart({"content": "p"}, [("p.png", png_bytes())]))
+    assert (status, body["code"]) == (403, 50013)
+    assert (await call(http, "POST", url, {"content": "text still goes"}))[0] == 200
+
+
+async def test_member_lookup_gives_the_nickname(world):
+    fake, guild, http = world
+    user = fake.add_user("さくら🌸")
+    base = f"{fake.api_base}/guilds/{guild['id']}/members"
+    status, _, member = await call(http, "GET", f"{base}/{user['id']}")
+    assert status == 200 and member["user"]["global_name"] == "さくら🌸" and member["nick"] is None
+    fake.set_nick(guild, user, "Saku")
+    assert (await call(http, "GET", f"{base}/{user['id']}"))[2]["nick"] == "Saku"
+    status, _, body = await call(http, "GET", f"{base}/12345")
+    assert (status, body["code"]) == (404, 10007)

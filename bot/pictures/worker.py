@@ -1,0 +1,84 @@
+"""What runs inside a picture worker process. Kept tiny: the pool pickles these by name."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import sys
+import threading
+import time
+import tracemalloc
+
+WATCH_PARENT_S = 1.0
+
+
+def init(nice: int = 0) -> None:
+    """The pool's initializer: the worker ends with the bot (even a SIGKILLed one), runs at a
+    lower CPU priority (a render never holds up an interaction), and starts warm (imports,
+    fonts, one render of each picture)."""
+    _end_with_parent()
+    if nice:
+        try:
+            os.nice(nice)
+        except OSError:  # not permitted here: run at the bot's priority
+            pass
+    from bot.pictures import render
+
+    render.warm()
+
+
+def _end_with_parent() -> None:
+    """A bot killed outright cannot shut its pool down: without this its workers would live
+    on, orphaned. Linux signals the worker when the bot dies (PR_SET_PDEATHSIG); elsewhere,
+    and as a fallback, a thread notices the bot is gone within a second."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(0)
+            time.sleep(WATCH_PARENT_S)
+
+    if os.getppid() != parent:  # the bot died before the signal was asked for
+        os._exit(0)
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+def ping() -> int:
+    """Returns the worker's pid once it has started (and warmed up)."""
+    return os.getpid()
+
+
+def render(data) -> bytes:
+    from bot.pictures import render as pictures
+
+    return pictures.render(data)
+
+
+def measure(data, repeat: int) -> dict:
+    """For the benchmark: `repeat` timed renders, then one more under tracemalloc (Python
+    allocations' peak during a render), and the worker's peak resident memory so far."""
+    from bot.pictures import render as pictures
+
+    seconds = []
+    size = 0
+    for _ in range(repeat):
+        started = time.perf_counter()
+        size = len(pictures.render(data))
+        seconds.append(time.perf_counter() - started)
+    tracemalloc.start()
+    try:
+        pictures.render(data)
+        _, traced_peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return {"seconds": seconds, "bytes": size, "traced_peak": traced_peak,
+            "max_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "pid": os.getpid()}
