@@ -58,7 +58,7 @@ class DailyPoster:
         if self.week is not None and is_week_start(due.schedule, day):
             try:
                 last_week, picture = await self.week(guild_id, day - timedelta(days=7))
-            except CoachError:
+            except Exception:  # the week is extra: it never costs the day's post
                 log.exception("weekly picture skipped", extra={"guild": guild_id})
         reply = render.daily_post(pick, self.catalog.bites[pick.bite_id], yesterday, last_week)
         if picture is not None:

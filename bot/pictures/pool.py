@@ -101,6 +101,11 @@ class PicturePool:
             return png
         raise AssertionError("unreachable")
 
+    async def run(self, function, *args):
+        """Run a module-level function in a worker (the benchmark measures renders there)."""
+        self.start()
+        return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
+
     def _discard(self) -> None:
         executor, self._executor = self._executor, None
         self._warm = None
