@@ -215,20 +215,24 @@ def new_figure(height_in: float):
 
 
 def png_bytes(fig) -> bytes:
-    """Render a Figure to PNG (Agg, no pyplot); no timestamp or software tag, so the same
-    data gives the same bytes."""
+    """Render a Figure to PNG with Agg (no pyplot): an 8-bit palette image (these pictures are
+    flat colours and anti-aliased text: 256 colours look the same, and the file is a third the
+    size and a third the time to encode of a full-colour one), no timestamp or software tag,
+    so the same data gives the same bytes."""
     import io
 
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
 
-    FigureCanvasAgg(fig)
-    buffer = io.BytesIO()
-    # FreeType's hinting costs a quarter of a text-heavy render and changes nothing visible at
-    # these sizes; zlib's level 6 costs a tenth more than level 3 for files 5% smaller.
+    canvas = FigureCanvasAgg(fig)
+    # FreeType's hinting costs a quarter of a text-heavy render and changes nothing visible here.
     with matplotlib.rc_context({"text.hinting": "no_hinting"}):
-        fig.savefig(buffer, format="png", dpi=DPI, facecolor=fig.get_facecolor(), metadata={"Software": None},
-                    pil_kwargs={"compress_level": 3})
+        canvas.draw()
+    size = canvas.get_width_height(physical=True)
+    image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
+    buffer = io.BytesIO()
+    image.quantize(256, method=Image.Quantize.FASTOCTREE).save(buffer, format="PNG", compress_level=3)
     return buffer.getvalue()
 
 
