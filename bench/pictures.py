@@ -9,7 +9,11 @@ the bot awaits them (pickling and the pipe included). Last, how late a 10 ms tim
 event loop fires while pictures stream through the pool, against drawing them in a thread
 of the bot's own process: what a quiz click would wait.
 
-    .venv/bin/python -m bench.pictures [--renders 30] [--out docs/bench/pictures.md] [--no-collect]
+    .venv/bin/python -m bench.pictures [--renders 30] [--nice 0] [--out docs/bench/pictures.md] [--no-collect]
+
+The bot runs its workers at nice +10 so they yield to it; on this shared development machine
+other people's jobs at nice 0 would then decide the timings, so the worker here runs at the
+benchmark's own priority unless `--nice 10` asks for the shipped one.
 """
 
 from __future__ import annotations
@@ -92,9 +96,9 @@ async def loop_lag(renderer, pictures, rounds: int) -> list[float]:
     return lags
 
 
-async def run(renders: int) -> str:
+async def run(renders: int, nice: int) -> str:
     load_before = machine()
-    pool = PicturePool(1)
+    pool = PicturePool(1, nice=nice)
     started = time.perf_counter()
     pool.start()
     (pid,) = await pool.ready()
@@ -123,24 +127,31 @@ async def run(renders: int) -> str:
     lines = [
         "# Pictures: drawing time in a warm worker, and what it costs the bot",
         "",
-        f"Command: `.venv/bin/python -m bench.pictures --renders {renders}`  ",
+        f"Command: `.venv/bin/python -m bench.pictures --renders {renders} --nice {nice}`  ",
         f"Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC  ",
         f"Machine: {load_before}; Python {platform.python_version()}; matplotlib {_version('matplotlib')} (Agg). "
         "Other work shares these cores, so the tails are as quiet as the machine was.",
         "",
-        f"The bot's pool: one `spawn` worker at nice +10, warmed up at start (imports, fonts, one render of each "
-        f"picture): ready {warm_s:.1f} s after start. Each picture is 1200 px wide. Target: under {TARGET_MS} ms "
-        "per picture in a warm worker.",
+        f"The bot's pool: one `spawn` worker (here at nice {nice:+d}; the bot runs it at +10 so it yields to the "
+        f"bot), warmed up at start (imports, fonts, one render of each picture): ready {warm_s:.1f} s after start. "
+        f"Each picture is 1200 px wide, an 8-bit PNG. Target: under {TARGET_MS} ms per picture in a warm worker.",
         "",
         f"### In the worker: {renders} renders each (Figure built, drawn, PNG encoded)",
         "",
-        "| picture | p50 | p95 | max | under target | PNG | Python peak during a render |",
-        "|---|---:|---:|---:|---|---:|---:|",
+        "Wall-clock time is what a member waits; the worker's CPU time is the render's own cost, "
+        "which other jobs on a shared machine do not inflate.",
+        "",
+        "| picture | wall p50 | wall p95 | wall max | CPU p50 | CPU p95 | p95 under target | PNG | "
+        "Python peak during a render |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---:|",
     ]
     for label, ms, measured in rows:
         p95 = percentile(ms, 0.95)
+        cpu = [s * 1000 for s in measured["cpu_seconds"]]
+        cpu95 = percentile(cpu, 0.95)
+        verdict = f"wall {'yes' if p95 < TARGET_MS else 'no'}, CPU {'yes' if cpu95 < TARGET_MS else 'no'}"
         lines.append(f"| {label} | {statistics.median(ms):.0f} ms | {p95:.0f} ms | {max(ms):.0f} ms | "
-                     f"{'yes' if p95 < TARGET_MS else 'no'} (p95) | {measured['bytes'] / 1024:.0f} KiB | "
+                     f"{statistics.median(cpu):.0f} ms | {cpu95:.0f} ms | {verdict} | {measured['bytes'] / 1024:.0f} KiB | "
                      f"{measured['traced_peak'] / 2**20:.1f} MiB |")
     lines += [
         "",
@@ -162,7 +173,7 @@ async def run(renders: int) -> str:
         "| drawn | renders | timer ticks | p50 late | p99 late | max late |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for label, lags in (("in the worker pool (shipped)", pool_lag), ("in a thread of the bot's process", inline_lag)):
+    for label, lags in (("in the worker pool", pool_lag), ("in a thread of the bot's process", inline_lag)):
         lines.append(f"| {label} | {3 * len(pictures)} | {len(lags)} | {statistics.median(lags):.1f} ms | "
                      f"{percentile(lags, 0.99):.1f} ms | {max(lags):.1f} ms |")
     lines += [
@@ -195,10 +206,11 @@ def _load() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--renders", type=int, default=30, help="timed renders of each picture in the worker")
+    parser.add_argument("--nice", type=int, default=0, help="the worker's nice increment (the bot uses 10)")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "bench" / "pictures.md")
     parser.add_argument("--no-collect", action="store_true", help="do not restitch docs/benchmarks.md")
     args = parser.parse_args(argv)
-    report = asyncio.run(run(max(3, args.renders)))
+    report = asyncio.run(run(max(3, args.renders), args.nice))
     print(report)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report)
