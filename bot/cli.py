@@ -16,6 +16,7 @@ HANDLERS = {
     "content reports": "bot.cli_content:reports_command",
     "retrieve": "bot.cli_retrieval:retrieve_command",
     "grade": "bot.cli_grading:grade_command",
+    "transcribe": "bot.cli_voice:transcribe_command",
     "grader compare": "bot.cli_grading:compare_command",
     "grader fit": "bot.cli_fit:fit_command",
     "llm serve": "bot.cli_llm:serve_command",
@@ -45,10 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
     retrieve.add_argument("--k", type=int, default=3)
     retrieve.add_argument("text", help="the text, or - for JSON Lines on stdin")
 
-    grade = sub.add_parser("grade", help="grade a spoken-style answer")
+    grade = sub.add_parser("grade", help="grade a spoken-style answer, typed or recorded")
     grade.add_argument("--json", action="store_true")
     grade.add_argument("--bite", default=None)
-    grade.add_argument("answer", help="the answer, or - for JSON Lines on stdin")
+    grade.add_argument("--audio", default=None, metavar="FILE",
+                       help="grade a recording (any common audio format): transcribed locally, then graded")
+    grade.add_argument("answer", nargs="?", default=None, help="the answer, or - for JSON Lines on stdin")
+
+    transcribe = sub.add_parser("transcribe", help="print the transcript of a recording (local speech-to-text)")
+    transcribe.add_argument("file", help="the recording (ogg, mp3, m4a, wav, webm, ...)")
+    transcribe.add_argument("--bite", default=None, help="bias recognition toward this bite's terms")
+    transcribe.add_argument("--json", action="store_true",
+                            help='print {"transcript", "bite_id", "delivery", "decode_s"}')
 
     grader = sub.add_parser("grader", help="grader tools").add_subparsers(dest="sub", required=True)
     compare = grader.add_parser("compare", help="shadow-compare two graders on the eval set")

@@ -87,6 +87,13 @@ async def _grade(args, settings) -> int:
 
 
 def grade_command(args) -> int:
+    if getattr(args, "audio", None):  # a recording: bot/cli_voice.py transcribes it, then the same pipeline grades
+        from bot.cli_voice import grade_audio_command
+
+        return grade_audio_command(args)
+    if args.answer is None:
+        print("coach grade: give the ANSWER (or - for JSON Lines on stdin), or --audio FILE", file=sys.stderr)
+        return 2
     return asyncio.run(_grade(args, load_settings()))
 
 

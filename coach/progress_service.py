@@ -13,7 +13,7 @@ from coach.errors import InvalidRequest
 from coach.results import AttemptRecord, AttemptSummary, BiteAccuracy, DueList, LeaderRow, Reminder, Stats
 from coach.review import BITE, QUESTION, rating_for_grade
 from coach.scoring import explanation_xp, streak_at_risk
-from coach.store.models import Attempt, QuizAnswer, User, XpEvent
+from coach.store.models import Attempt, DeliveryRow, QuizAnswer, User, XpEvent
 from coach.timeutil import echo, zone
 
 PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30), "all": None}
@@ -25,11 +25,13 @@ class ProgressService(EngineBase):
     async def record_attempt(
         self, user_id: int, guild_id: int, bite_id: str, score: int, grader: str, latency_ms: int,
         answer_text: str | None, attempt_key: str | None = None, *, versions: dict | None = None,
+        delivery: dict | None = None,
     ) -> AttemptRecord:
         """Store one graded explanation: the text only if the user keeps answers;
         XP for the grade; the (user, bite) FSRS card reviewed. With `attempt_key`,
         a retry of the same attempt stores and credits nothing new (`duplicate=True`).
-        `versions`: scale_version, rubric_version and grader_version of the grade."""
+        `versions`: scale_version, rubric_version and grader_version of the grade.
+        `delivery`: a spoken answer's figures (`Delivery.figures()`), stored beside the attempt."""
         if bite_id not in self.catalog.bites:
             raise InvalidRequest(f"unknown bite {echo(bite_id)}")
         if not isinstance(score, int) or not 0 <= score <= 4:
@@ -53,6 +55,8 @@ class ProgressService(EngineBase):
             )
             db.add(row)
             await db.flush()
+            if delivery is not None:
+                db.add(DeliveryRow(attempt_id=row.id, user_id=user_id, created_at=row.created_at, **delivery))
             xp = await self.credit_xp(db, user_id, guild_id, explanation_xp(score), f"attempt:{row.id}")
             self.touch_streak(user)
             due = await self.review_item(db, user_id, BITE, bite_id, rating_for_grade(score))

@@ -6,8 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from coach.delivery import Delivery
+
 Status = Literal["covered", "partial", "missing", "wrong"]
 GraderName = Literal["llm", "embedding"]
+InputKind = Literal["text", "voice"]
 # The grading scale an attempt was scored on. 1: coverage of equal key points (before
 # 2026-12); 2: anchored on the interviewer (core and depth points, purpose, sure red flags).
 SCALE_VERSION = 2
@@ -50,6 +53,11 @@ class Grade(BaseModel):
     purpose: bool = False
     rubric_version: str = ""
     grader_version: str = ""
+    # How the answer came in. A spoken answer is graded on its transcript (as the member
+    # confirmed it) by the same pipeline; `delivery` holds the figures of how it was said.
+    input: InputKind = "text"
+    transcript: str | None = None
+    delivery: Delivery | None = None
     # Not part of the contract: whether the keyword-soup detector fired (explains a 0), and
     # when the bite was found by retrieval, the runners-up (offered as "grade as another bite").
     keyword_soup: bool = Field(False, exclude=True)
@@ -76,6 +84,9 @@ class Grade(BaseModel):
             "scale_version": SCALE_VERSION,
             "rubric_version": self.rubric_version,
             "grader_version": self.grader_version,
+            "input": self.input,
+            "transcript": self.transcript,
+            "delivery": self.delivery.to_json() if self.delivery is not None else None,
         }
 
 

@@ -68,25 +68,43 @@ class Grader:
     async def grade(self, answer: str, bite_id: str | None = None) -> GradeResult:
         return (await self.grade_timed(answer, bite_id)).result
 
-    async def grade_timed(self, answer: str, bite_id: str | None = None) -> GradingOutcome:
+    async def grade_timed(self, answer: str, bite_id: str | None = None, *, spoken=None) -> GradingOutcome:
+        """`spoken`: a `coach.voice.SpokenAnswer` when the answer was said; `answer` is then its
+        transcript, graded exactly like typed text, and the Grade carries input, transcript and delivery."""
         started = time.perf_counter()
         cleaned = clean_answer(answer if isinstance(answer, str) else "", self.max_chars)
         result = await self._grade_clean(cleaned, bite_id)
+        if spoken is not None and isinstance(result, Grade):
+            result = self._spoken(result, cleaned.text, spoken)
         return GradingOutcome(result, round((time.perf_counter() - started) * 1000), cleaned.text)
 
+    async def grade_spoken(self, spoken, bite_id: str | None = None) -> GradeResult:
+        """Grade a `coach.voice.SpokenAnswer` (its transcript, as the member confirmed it)."""
+        return (await self.grade_timed(spoken.transcript, bite_id, spoken=spoken)).result
+
     async def grade_and_record(
-        self, coach, user_id: int, guild_id: int, answer: str, bite_id: str | None = None, attempt_key: str | None = None
+        self, coach, user_id: int, guild_id: int, answer: str, bite_id: str | None = None, attempt_key: str | None = None,
+        *, spoken=None,
     ) -> GradeResult:
-        """Grade, then store the attempt (the coach keeps the text only if the user allowed it)."""
-        outcome = await self.grade_timed(answer, bite_id)
+        """Grade, then store the attempt (the coach keeps the text, typed or transcribed, only if the
+        user allowed it; a spoken answer's delivery figures are stored with it; audio never is)."""
+        outcome = await self.grade_timed(answer, bite_id, spoken=spoken)
         if isinstance(outcome.result, Grade):
             grade = outcome.result
             await coach.record_attempt(
                 user_id, guild_id, grade.bite_id, grade.score, grade.grader, outcome.latency_ms,
                 outcome.clean_text, attempt_key=attempt_key,
                 versions={"rubric_version": grade.rubric_version, "grader_version": grade.grader_version},
+                delivery=grade.delivery.figures() if grade.delivery is not None else None,
             )
         return outcome.result
+
+    @staticmethod
+    def _spoken(grade: Grade, text: str, spoken) -> Grade:
+        from coach.voice import with_core_opening
+
+        delivery = with_core_opening(spoken.delivery, text, grade)
+        return grade.model_copy(update={"input": "voice", "transcript": text, "delivery": delivery})
 
     # --- steps -----------------------------------------------------------------------
 

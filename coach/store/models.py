@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from sqlalchemy import (
-    JSON, BigInteger, Boolean, Date, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint, text,
+    JSON, BigInteger, Boolean, Date, Float, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint, text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -132,6 +132,28 @@ class Attempt(Base):
     grader_version: Mapped[str | None] = mapped_column(String(64))
 
 
+class DeliveryRow(Base):
+    """How a spoken answer was said (#18): figures only, one row per voice attempt. The audio is
+    never stored and the transcript lives in `attempts.answer_text` like a typed answer (only when
+    the user keeps answers). A typed attempt has no row here."""
+
+    __tablename__ = "deliveries"
+    attempt_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("attempts.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    user_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    duration_s: Mapped[float] = mapped_column(Float)  # the recording
+    speaking_s: Mapped[float] = mapped_column(Float)  # first word to last
+    words: Mapped[int] = mapped_column(Integer)
+    wpm: Mapped[float] = mapped_column(Float)
+    fillers: Mapped[int] = mapped_column(Integer)
+    fillers_per_min: Mapped[float] = mapped_column(Float)
+    long_pauses: Mapped[int] = mapped_column(Integer)
+    longest_pause_s: Mapped[float] = mapped_column(Float)
+    opens_with_core_point: Mapped[bool | None] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class XpEvent(Base):
     __tablename__ = "xp_events"
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -202,6 +224,7 @@ USER_OWNED = (
     (QuizAnswer, QuizAnswer.user_id),
     (QuizSession, QuizSession.user_id),
     (ReviewCard, ReviewCard.user_id),
+    (DeliveryRow, DeliveryRow.user_id),  # before attempts: it references them
     (Attempt, Attempt.user_id),
     (XpEvent, XpEvent.user_id),
     (DailyAnswer, DailyAnswer.user_id),

@@ -13,6 +13,8 @@ from coach.store.models import USER_OWNED, DailyPickRow, DailySchedule
 from tests.coach.helpers import correct_choice
 
 USER, OTHER, GUILD = 111, 222, 9000
+DELIVERY = {"duration_s": 41.0, "speaking_s": 38.5, "words": 92, "wpm": 143.0, "fillers": 4, "fillers_per_min": 6.2,
+            "long_pauses": 1, "longest_pause_s": 2.6, "opens_with_core_point": True}
 
 
 async def test_settings_default_and_update(coach):
@@ -43,7 +45,9 @@ async def everything_for(coach, user):
     await coach.update_settings(user, keep_answers=True)
     state = (await coach.start_quiz(user, GUILD, "demo", count=5)).session
     await coach.answer(user, state.session_id, 0, correct_choice(coach, state))
-    await coach.record_attempt(user, GUILD, "bite-a", 3, "llm", 5, "spoken answer")
+    await coach.record_attempt(user, GUILD, "bite-a", 3, "llm", 5, "typed answer")
+    # A voice answer: its transcript is the kept text, its delivery figures a row of their own.
+    await coach.record_attempt(user, GUILD, "bite-a", 2, "embedding", 9, "the transcript", delivery=DELIVERY)
     await coach.report(user, GUILD, "bite-a-q1", "option C is also defensible")
     await coach.record_daily_answer(GUILD, datetime(2026, 3, 2).date(), user, 0)
 
@@ -60,6 +64,7 @@ async def test_forget_deletes_everything_about_the_user_and_nothing_else(coach, 
     assert removed == sum(before_other.values())  # both did the same things
     assert all(n == 0 for n in (await rows_for(store, USER)).values())
     assert await rows_for(store, OTHER) == before_other
+    assert before_other["deliveries"] == 1  # forgetting covers the delivery figures too
     assert await store.run(lambda db: db.scalar(select(func.count()).select_from(DailyPickRow))) == 1
     assert await store.run(lambda db: db.scalar(select(func.count()).select_from(DailySchedule))) == 1
     assert (await coach.stats(USER, GUILD)).xp_total == 0

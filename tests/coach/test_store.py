@@ -45,7 +45,7 @@ async def test_naive_datetimes_are_refused(store):
 
 async def test_migrations_match_the_models_and_upgrade_is_repeatable(store):
     await store.upgrade()  # already at head: a no-op
-    assert await store.current_revision() == "0004"
+    assert await store.current_revision() == "0005"
 
     def diff(sync_connection):
         return compare_metadata(MigrationContext.configure(sync_connection, opts={"compare_type": True}), Base.metadata)
@@ -80,7 +80,7 @@ def test_cli_db_upgrade_creates_var_and_migrates(tmp_path):
         cwd=tmp_path, env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 0, run.stderr
-    assert "revision 0004" in run.stdout
+    assert "revision 0005" in run.stdout
     assert (tmp_path / "var" / "coach.db").is_file()
 
 

@@ -13,6 +13,8 @@ CONTRACT_KEYS = {
     "feedback", "model_answer", "follow_up", "truncated",
     # additive: a mistake that may be there, the purpose stated, which scale/rubric/grader scored it
     "red_flag_possible", "purpose", "scale_version", "rubric_version", "grader_version",
+    # additive (#18): typed or spoken; for a spoken answer its transcript and delivery figures (else null)
+    "input", "transcript", "delivery",
 }
 
 STRONG_KV = (
@@ -30,6 +32,7 @@ async def test_strong_answer_scores_high_with_the_contract_shape(demo_grader):
     body = grade.to_json()
     assert set(body) == CONTRACT_KEYS
     assert body["grader"] == "embedding" and body["truncated"] is False
+    assert body["input"] == "text" and body["transcript"] is None and body["delivery"] is None
     assert body["score"] >= 3 and body["red_flag"] is False and body["injection"] is False
     bite = demo_grader.catalog.bites["kv-cache"]
     assert [kp["point"] for kp in body["key_points"]] == list(bite.point_texts)
