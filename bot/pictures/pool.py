@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -57,7 +58,7 @@ class PicturePool:
         if self._executor is not None:
             return
         self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=worker.init, initargs=(self.nice,))
+                                             initializer=worker.init, initargs=(self.nice, os.getpid()))
         loop = asyncio.get_running_loop()
         # One call per worker makes the executor start them all now, not on first use.
         pings = [loop.run_in_executor(self._executor, worker.ping) for _ in range(self.workers)]

@@ -13,11 +13,11 @@ import tracemalloc
 WATCH_PARENT_S = 1.0
 
 
-def init(nice: int = 0) -> None:
+def init(nice: int = 0, parent: int | None = None) -> None:
     """The pool's initializer: the worker ends with the bot (even a SIGKILLed one), runs at a
     lower CPU priority (a render never holds up an interaction), and starts warm (imports,
     fonts, one render of each picture)."""
-    _end_with_parent()
+    _end_with_parent(parent or os.getppid())
     if nice:
         try:
             os.nice(nice)
@@ -28,11 +28,12 @@ def init(nice: int = 0) -> None:
     render.warm()
 
 
-def _end_with_parent() -> None:
+def _end_with_parent(parent: int) -> None:
     """A bot killed outright cannot shut its pool down: without this its workers would live
     on, orphaned. Linux signals the worker when the bot dies (PR_SET_PDEATHSIG); elsewhere,
-    and as a fallback, a thread notices the bot is gone within a second."""
-    parent = os.getppid()
+    and as a fallback, a thread notices the bot is gone within a second. `parent` is the
+    bot's pid as the bot gave it: a bot that died while this worker was still starting up
+    is noticed too (the worker's parent is by then someone else)."""
     if sys.platform.startswith("linux"):
         try:
             import ctypes

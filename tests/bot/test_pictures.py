@@ -220,8 +220,10 @@ async def test_a_timeout_or_a_dead_worker_costs_one_picture_and_the_pool_recover
         await pool.close()
 
 
-def test_a_worker_ends_when_the_bot_is_killed(tmp_path):
-    """SIGKILL gives the bot no chance to shut its pool down; its worker must not live on."""
+@pytest.mark.parametrize("when", ["warm", "starting"])
+def test_a_worker_ends_when_the_bot_is_killed(tmp_path, when):
+    """SIGKILL gives the bot no chance to shut its pool down; its worker must not live on,
+    whether it was warm or still starting up when the bot died."""
     import signal
     import subprocess
     import sys
@@ -234,11 +236,13 @@ def test_a_worker_ends_when_the_bot_is_killed(tmp_path):
         "async def main():\n"
         "    pool = PicturePool(1)\n"
         "    pool.start()\n"
-        "    print(*(await pool.ready()), flush=True)\n"
+        "    if sys.argv[1] == 'warm':\n"
+        "        await pool.ready()\n"
+        "    print(*pool._executor._processes, flush=True)\n"
         "    await asyncio.sleep(600)\n"
         "if __name__ == '__main__':\n"
         "    asyncio.run(main())\n")
-    bot = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+    bot = subprocess.Popen([sys.executable, str(script), when], stdout=subprocess.PIPE, text=True,
                            cwd=os.getcwd(), env={**os.environ, "PYTHONPATH": os.getcwd()})
     try:
         worker_pid = int(bot.stdout.readline())
@@ -246,7 +250,7 @@ def test_a_worker_ends_when_the_bot_is_killed(tmp_path):
     finally:
         bot.send_signal(signal.SIGKILL)
         bot.wait()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 15
     while alive(worker_pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(worker_pid)
