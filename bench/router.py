@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench.machine import cpu_model
 from coach.grading.llm_judge import LLMJudge, verdict_schema
@@ -183,8 +184,23 @@ def percentile(values: list[float], q: float) -> float:
 # --- one policy ---------------------------------------------------------------------------
 
 
+async def router_decisions(http: httpx.AsyncClient, config: RouterConfig) -> dict[str, float]:
+    """What the router's cache-aware logic decided, by outcome (its own Prometheus endpoint)."""
+    response = await http.get(f"http://127.0.0.1:{config.metrics_port}/metrics")
+    response.raise_for_status()
+    decisions: Counter = Counter()
+    for family in text_string_to_metric_families(response.text):
+        if family.name == "vllm_router_prefix_routing_decisions":
+            for sample in family.samples:
+                if sample.name.endswith("_total"):
+                    decisions[sample.labels.get("outcome", "?")] += sample.value
+    return dict(decisions)
+
+
 async def run_policy(policy: str, replicas: list[LocalVLLM], python: Path, requests: list[Request],
                      warm_prompt: list[dict], warm_schema: dict, args) -> dict:
+    """One pass of the workload through a fresh router with `policy`, from empty caches whose
+    static prefix was then warmed on every replica."""
     roots = [r.config.root_url for r in replicas]
     limits = httpx.Limits(max_connections=64)
     async with httpx.AsyncClient(timeout=args.timeout, limits=limits) as http:
@@ -206,21 +222,46 @@ async def run_policy(policy: str, replicas: list[LocalVLLM], python: Path, reque
             started = time.perf_counter()
             await asyncio.gather(*(user() for _ in range(args.concurrency)))
             wall = time.perf_counter() - started
+            decisions = await router_decisions(http, config)
         finally:
             await asyncio.to_thread(router.stop)
         after = [await counters(http, root) for root in roots]
-    per_replica = [a - b for a, b in zip(after, before, strict=True)]
+    return {"policy": policy, "wall_s": wall, "replicas": [a - b for a, b in zip(after, before, strict=True)],
+            "results": results, "decisions": decisions}
+
+
+def summarize(policy: str, runs: list[dict]) -> dict:
+    """A policy's rounds together: counters summed per replica, times pooled."""
+    per_replica = [
+        Counters(sum(r["replicas"][i].hits for r in runs), sum(r["replicas"][i].queries for r in runs),
+                 sum(r["replicas"][i].requests for r in runs))
+        for i in range(len(runs[0]["replicas"]))
+    ]
     total = Counters(sum(c.hits for c in per_replica), sum(c.queries for c in per_replica),
                      sum(c.requests for c in per_replica))
+    results = [result for run in runs for result in run["results"]]
     ttft = [r["ttft_s"] for r in results]
     hot = [r["ttft_s"] for r in results if r["hot"]]
     other = [r["ttft_s"] for r in results if not r["hot"]]
+    decisions: Counter = Counter()
+    for run in runs:
+        decisions.update(run["decisions"])
     return {
-        "policy": policy, "wall_s": wall, "replicas": per_replica, "total": total,
+        "policy": policy, "rounds": len(runs), "wall_s": statistics.mean(r["wall_s"] for r in runs),
+        "replicas": per_replica, "total": total,
         "ttft_p50": statistics.median(ttft), "ttft_p95": percentile(ttft, 0.95),
         "hot_p50": statistics.median(hot), "other_p50": statistics.median(other) if other else float("nan"),
         "latency_p50": statistics.median(r["latency_s"] for r in results),
+        "round_p50": [statistics.median(r["ttft_s"] for r in run["results"]) for run in runs],
+        "round_split": [" / ".join(f"{c.requests:.0f}" for c in run["replicas"]) for run in runs],
+        "decisions": dict(decisions),
     }
+
+
+def round_orders(policies: list[str], rounds: int) -> list[list[str]]:
+    """Each round starts one policy later, so none always runs first or last (the machine's
+    other load drifts during a run)."""
+    return [policies[k % len(policies):] + policies[: k % len(policies)] for k in range(rounds)]
 
 
 # --- report -------------------------------------------------------------------------------
@@ -229,11 +270,12 @@ POLICY_NAMES = {"round_robin": "round robin", "cache_aware": "cache-aware", "con
 
 
 def render(command: str, when: str, host: dict, requests: list[Request], results: list[dict], args,
-           elapsed_s: float, startup_s: float) -> str:
+           elapsed_s: float, startup_s: float, orders: list[list[str]]) -> str:
     bites = Counter(r.bite_id for r in requests)
     hot = next(r.bite_id for r in requests if r.hot)
     others = sorted(b for b in bites if b != hot)
     hot_answers = len({r.answer for r in requests if r.hot})
+    rounds = len(orders)
     rows = "\n".join(
         f"| {POLICY_NAMES[r['policy']]} | {' / '.join(f'{c.requests:.0f}' for c in r['replicas'])} "
         f"| {' / '.join(f'{c.hit_rate:.0%}' for c in r['replicas'])} | {r['total'].hit_rate:.0%} "
@@ -241,6 +283,12 @@ def render(command: str, when: str, host: dict, requests: list[Request], results
         f"| {r['hot_p50']:.2f} / {r['other_p50']:.2f} | {r['latency_p50']:.1f} | {r['wall_s']:.0f} |"
         for r in results
     )
+    round_rows = "\n".join(
+        f"| {POLICY_NAMES[r['policy']]} | {' · '.join(r['round_split'])} | {' · '.join(f'{t:.2f}' for t in r['round_p50'])} "
+        f"| {', '.join(f'{k} {v:.0f}' for k, v in sorted(r['decisions'].items())) or '—'} |"
+        for r in results
+    )
+    order_text = "; ".join(", ".join(POLICY_NAMES[p] for p in order) for order in orders)
     return f"""## Router: round robin vs cache-aware vs consistent hashing on two vLLM replicas
 
 Command: `{command}`
@@ -251,24 +299,35 @@ Date: {when}. Machine: {host['nproc']} cores ({host['cpu']}), {host['ram_gib']} 
 Setup: two replicas of `coach llm serve`'s server (vLLM CPU, SmolLM2-135M-Instruct in float32, prefix caching on,
 CPU block size 128 tokens), each pinned to one core with taskset for the whole run (cores {host['cores'][0]} and
 {host['cores'][1]}; one OpenMP thread each), the same two for every policy. `vllm-router` {host['router_version']} in front,
-started per policy with the router's defaults for that policy; the router and this client are not pinned and share
-the same two cores. Before each policy both prefix caches are emptied and each replica's static prefix is warmed
-directly (a fleet that has graded all day has it on every replica); the router starts with no history.
+started afresh for each pass with the router's defaults for that policy; the router and this client are not pinned
+and share the same two cores. Before each pass both prefix caches are emptied and each replica's static prefix is
+warmed directly (a fleet that has graded all day has it on every replica); the router starts with no history.
+{rounds} rounds, each policy once per round, the order rotated so that none always runs first or last: {order_text}.
 
-Workload, the daily-post mix: {len(requests)} gradings, {bites[hot]} on the day's bite (`{hot}`: its {hot_answers} dev answers in turn) and {len(requests) - bites[hot]} spread at most two each over {len(others)} other bite{"s" if len(others) != 1 else ""}; the grader's own
+Workload, the daily-post mix: {len(requests)} gradings per pass, {bites[hot]} on the day's bite (`{hot}`: its {hot_answers}
+dev answers in turn) and {len(requests) - bites[hot]} spread at most two each over {len(others)} other bite{"s" if len(others) != 1 else ""}; the grader's own
 prompts (`LLMJudge.messages`, a fresh answer fence each time) with answers from `tests/data/grading_blind_dev.jsonl`,
 JSON-schema structured output, streamed, `max_tokens={args.max_tokens}`, {args.concurrency} in flight at a time, one
-shuffled order for every policy. Every request carries the bite id in `X-Session-ID`, as the bot sends it; only
+shuffled order for every pass. Every request carries the bite id in `X-Session-ID`, as the bot sends it; only
 consistent hashing reads it. Short on purpose (few requests, few output tokens) so the run fits in 10-15 minutes
 here: the numbers are small samples, the contrasts between policies are the point.
 
-| policy | requests replica A / B | hit rate A / B | hit rate, both (tokens) | TTFT p50 s | TTFT p95 s | TTFT p50 day's bite / others s | latency p50 s | wall s |
+### All rounds together
+
+| policy | requests replica A / B | hit rate A / B | hit rate, both (tokens) | TTFT p50 s | TTFT p95 s | TTFT p50 day's bite / others s | latency p50 s | wall s per pass |
 |---|---|---|---|---|---|---|---|---|
 {rows}
 
 Hit rate: prompt tokens served from cached blocks over prompt tokens looked up, from each replica's
-`vllm:prefix_cache_hits_total` / `vllm:prefix_cache_queries_total` before and after the policy's requests (the
-warm-up excluded); requests from `vllm:request_success_total`.
+`vllm:prefix_cache_hits_total` / `vllm:prefix_cache_queries_total` before and after each pass (the warm-up
+excluded); requests from `vllm:request_success_total`. TTFT: from sending the request to the router to the first
+streamed content token.
+
+### Round by round
+
+| policy | requests A / B, per round | TTFT p50 s, per round | the router's prefix-routing decisions (`vllm_router_prefix_routing_decisions_total`) |
+|---|---|---|---|
+{round_rows}
 """
 
 
@@ -302,7 +361,7 @@ async def main_async(args) -> str:
     with contextlib.ExitStack() as stack:
         replicas = []
         for index, core in enumerate(cores):
-            config = LocalServerConfig(port=free_port(), cpus=(core,), threads=1, dev_mode=True)
+            config = LocalServerConfig(port=free_port(), cpus=(core,), threads=1, dev_mode=True, scale_out=True)
             replica = LocalVLLM(python, model_dir, config, log_path=LOG_DIR / f"bench-router-replica-{index}.log")
             stack.callback(replica.stop)
             replica.start()
@@ -317,17 +376,21 @@ async def main_async(args) -> str:
                 for replica in replicas:
                     await complete(http, replica.config.root_url,
                                    payload(with_nonce_user_turn(request.build()), request.schema, 1))
-        results = []
-        for policy in args.policies:
-            print(f"policy {policy}", flush=True)
-            result = await run_policy(policy, replicas, python, requests, requests[0].build(), requests[0].schema, args)
-            results.append(result)
-            print(json.dumps({k: (v if not isinstance(v, (list, Counters)) else str(v)) for k, v in result.items()}),
-                  flush=True)
+        runs: dict[str, list[dict]] = {policy: [] for policy in args.policies}
+        orders = round_orders(list(args.policies), args.rounds)
+        for number, order in enumerate(orders, 1):
+            for policy in order:
+                print(f"round {number}: {policy}", flush=True)
+                run = await run_policy(policy, replicas, python, requests, requests[0].build(), requests[0].schema, args)
+                runs[policy].append(run)
+                print(json.dumps({"policy": policy, "wall_s": round(run["wall_s"], 1),
+                                  "replicas": [str(c) for c in run["replicas"]], "decisions": run["decisions"],
+                                  "ttft_p50": statistics.median(r["ttft_s"] for r in run["results"])}), flush=True)
+        results = [summarize(policy, runs[policy]) for policy in args.policies]
     host["load_end"] = os.getloadavg()
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     command = ".venv/bin/python -m bench.router" + ("" if not args.argv else " " + " ".join(args.argv))
-    return render(command, when, host, requests, results, args, time.perf_counter() - began, startup)
+    return render(command, when, host, requests, results, args, time.perf_counter() - began, startup, orders)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -340,6 +403,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=16)
     parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES))
+    parser.add_argument("--rounds", type=int, default=3, help="passes over every policy, each in a rotated order")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "bench" / "router.md")

@@ -55,6 +55,10 @@ class LocalServerConfig:
     # vLLM's development endpoints (POST /reset_prefix_cache, which benchmarks use to start
     # every case from an empty cache). Never for a server anyone else can reach.
     dev_mode: bool = False
+    # vLLM's scale-out endpoints (/v1/chat/completions/render and friends): vllm-router's
+    # cache-aware policy renders each prompt to tokens through them to match prefixes; without
+    # them it cannot match and falls back to load alone.
+    scale_out: bool = False
 
     @property
     def base_url(self) -> str:
@@ -221,6 +225,7 @@ class LocalVLLM(ManagedServer):
             "--structured-outputs-config", '{"backend": "xgrammar", "disable_any_whitespace": true}',
             "--disable-uvicorn-access-log",
             *(["--enforce-eager"] if c.enforce_eager else []),
+            *(["--enable-scale-out"] if c.scale_out else []),
         ]
 
     def environment(self) -> dict[str, str]:

@@ -166,3 +166,9 @@ def test_dev_mode_is_off_unless_asked_for(monkeypatch):
     dev = LocalVLLM(Path("/venv/bin/python"), Path("/models/m"), config(dev_mode=True))
     assert "VLLM_SERVER_DEV_MODE" not in plain.environment()
     assert dev.environment()["VLLM_SERVER_DEV_MODE"] == "1"
+
+
+def test_scale_out_endpoints_only_when_asked_for():
+    plain = LocalVLLM(Path("/venv/bin/python"), Path("/models/m"), config())
+    routed = LocalVLLM(Path("/venv/bin/python"), Path("/models/m"), config(scale_out=True))
+    assert "--enable-scale-out" not in plain.command() and "--enable-scale-out" in routed.command()
