@@ -174,7 +174,7 @@ def describe(data: StatsPicture) -> str:
     explained = sum(w.explained for w in weeks)
     parts = [f"Progress chart for {data.name} over the last {len(weeks)} weeks."]
     if answered:
-        parts.append(f"Quiz accuracy {100 * right / answered:.0f}% over {answered} answers "
+        parts.append(f"Quiz accuracy {100 * right / answered:.0f}% over {answered} answer{'s' if answered != 1 else ''} "
                      f"({_trend([w.accuracy for w in weeks])}).")
     else:
         parts.append("No quiz answers in these weeks.")

@@ -56,7 +56,7 @@ async def test_stats_sends_the_picture_beside_the_text_with_a_description(harnes
     attachment = picture(fake, reply, "progress.png")
     assert (attachment["width"], attachment["height"]) == (1200, 1000)
     description = attachment["description"]
-    assert description.startswith(f"Progress chart for {NAME}") and "Quiz accuracy 100% over 1 answers" in description
+    assert description.startswith(f"Progress chart for {NAME}") and "Quiz accuracy 100% over 1 answer (one week so far)" in description
     assert reply["flags"] & 64, "private, like the text was"
 
 
