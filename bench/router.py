@@ -10,7 +10,7 @@ warm each replica's static prefix directly (a fleet that has been grading all da
 start the router with that policy, and send the same requests through it: the grader's own
 prompts (`LLMJudge.messages`) for catalog bites, with answers from the labelled dev set, most
 on one bite and the rest spread over others two answers each, in one shuffled order, with
-the bite id as the routing key (the bot always sends it; only consistent hashing reads it).
+the bite id as the routing key (the bot always sends it; consistent hashing reads it).
 Reported per policy: the requests and the prefix-cache hit rate of each replica (vLLM's
 /metrics, before and after) and time to first token, p50 and p95.
 
@@ -297,7 +297,8 @@ Date: {when}. Machine: {host['nproc']} cores ({host['cpu']}), {host['ram_gib']} 
 {elapsed_s / 60:.1f} min, of which {startup_s:.0f} s starting the replicas.
 
 Setup: two replicas of `coach llm serve`'s server (vLLM CPU, SmolLM2-135M-Instruct in float32, prefix caching on,
-CPU block size 128 tokens), each pinned to one core with taskset for the whole run (cores {host['cores'][0]} and
+CPU block size 128 tokens, `--enable-scale-out` so that cache-aware routing can render prompts to tokens through
+them), each pinned to one core with taskset for the whole run (cores {host['cores'][0]} and
 {host['cores'][1]}; one OpenMP thread each), the same two for every policy. `vllm-router` {host['router_version']} in front,
 started afresh for each pass with the router's defaults for that policy; the router and this client are not pinned
 and share the same two cores. Before each pass both prefix caches are emptied and each replica's static prefix is
@@ -308,8 +309,8 @@ Workload, the daily-post mix: {len(requests)} gradings per pass, {bites[hot]} on
 dev answers in turn) and {len(requests) - bites[hot]} spread at most two each over {len(others)} other bite{"s" if len(others) != 1 else ""}; the grader's own
 prompts (`LLMJudge.messages`, a fresh answer fence each time) with answers from `tests/data/grading_blind_dev.jsonl`,
 JSON-schema structured output, streamed, `max_tokens={args.max_tokens}`, {args.concurrency} in flight at a time, one
-shuffled order for every pass. Every request carries the bite id in `X-Session-ID`, as the bot sends it; only
-consistent hashing reads it. Short on purpose (few requests, few output tokens) so the run fits in 10-15 minutes
+shuffled order for every pass. Every request carries the bite id in `X-Session-ID`, as the bot sends it (consistent
+hashing reads it; round robin ignores it; cache-aware matches on the prompt itself). Short on purpose (few requests, few output tokens) so the run fits in 10-15 minutes
 here: the numbers are small samples, the contrasts between policies are the point.
 
 ### All rounds together
@@ -321,7 +322,8 @@ here: the numbers are small samples, the contrasts between policies are the poin
 Hit rate: prompt tokens served from cached blocks over prompt tokens looked up, from each replica's
 `vllm:prefix_cache_hits_total` / `vllm:prefix_cache_queries_total` before and after each pass (the warm-up
 excluded); requests from `vllm:request_success_total`. TTFT: from sending the request to the router to the first
-streamed content token.
+streamed content token. Replica A / B columns add up the rounds; the table below shows each pass's split. What the
+numbers mean for the deployment: `docs/scaling.md`, section 4.
 
 ### Round by round
 
