@@ -42,11 +42,15 @@ def export_command(args) -> int:
 
 
 def reports_command(args) -> int:
-    from bot.services import open_coach
+    from bot.services import build_services
+    from coach.config import load_settings
 
     async def listing():
-        async with open_coach(load_models=False) as coach:
-            return await coach.list_reports()
+        services = await build_services(load_settings())  # no model is loaded: topics are lazy
+        try:
+            return await services.coach.list_reports()
+        finally:
+            await services.close()
 
     reports = asyncio.run(listing())
     if getattr(args, "json", False):
