@@ -271,14 +271,22 @@ def _frames(container, stream):
 # English stayed above these floors in every measured decode; foreign speech fell below one of
 # them. The floors sit in the measured gap.
 MIN_WORD_PROBABILITY = 0.45  # English: 0.51 and up; foreign: 0.04-0.42 unless looping
+SURELY_NOT_ENGLISH = 0.35  # below this the unbiased retry is skipped (it only ever confirmed)
 MIN_AVG_LOGPROB = -0.9  # English: -0.72 and up (one -1.8 was a skipped window, caught as coverage)
 MAX_COMPRESSION_RATIO = 2.4  # Whisper's own threshold for a repetition loop
 MAX_REPEATED_SHARE = 0.3  # words inside a 3-word phrase said three or more times
 MAX_HINT_SHARE = 0.5  # words that are the hints repeated back
 MAX_NON_ASCII_SHARE = 0.2  # letters outside ASCII: tiny.en sometimes spells the foreign words
 # A decode that kept far fewer words than the speech holds skipped a stretch (a known failure
-# after a prompt). English answers ran 2.5-3.4 words per second of speech; 1.5 is slow speech.
-MIN_WORDS_PER_SECOND = 1.5
+# after a prompt: the model echoes the hints, then jumps to the window's end). Unbiased decodes
+# of English answers ran 2.5-3.4 words per second of speech and the broken biased ones 1.1-1.6;
+# under 2.0 the unbiased retry runs, and wins only with a quarter more words (slow speech is
+# not a broken decode).
+MIN_WORDS_PER_SECOND = 2.0
+RETRY_WINS_BY = 1.25
+LOW_COVERAGE = "low coverage"
+# Less speech than this that yields no words is "no speech"; more is speech in another language.
+MIN_SPEECH_SECONDS = 2.0
 
 
 def language_verdict(text: str, word_probability: float, avg_logprob: float, compression_ratio: float,
@@ -379,12 +387,15 @@ class Transcriber:
             raise too_long(duration, self.options.limits.max_seconds)
         hints = [str(h) for h in hints if str(h).strip()]
         first = self._decode(audio, hints, bias)
-        if first.problem is None or not retry or bias == "none":
+        if first.problem is None or (not retry and first.words):
             return first.result(started)
-        second = self._decode(audio, hints, "none")
-        if second.problem is None and (first.problem != "low coverage" or len(second.words) > len(first.words)):
+        if first.words and first.word_probability < SURELY_NOT_ENGLISH:
+            raise not_english(first.problem)  # far below any English decode: no second opinion needed
+        second = self._decode(audio, hints, "none") if bias != "none" and retry else first
+        if second.problem is None and (first.problem != LOW_COVERAGE
+                                       or len(second.words) > RETRY_WINS_BY * len(first.words)):
             return second.result(started, bias="none (retried)")
-        if first.problem == "low coverage":  # slow speech is no reason to refuse
+        if first.problem == LOW_COVERAGE:  # slow speech is no reason to refuse
             return first.result(started)
         raise not_english(second.problem or first.problem)
 
@@ -406,7 +417,11 @@ class Transcriber:
         )
         text = " ".join(s.text.strip() for s in segments).strip()
         if not words or not re.search(r"\w", text):
-            raise no_speech(f"nothing transcribed; the VAD kept {info.duration_after_vad:.1f} s of {duration:.1f} s")
+            heard = f"the VAD kept {info.duration_after_vad:.1f} s of {duration:.1f} s"
+            if info.duration_after_vad < MIN_SPEECH_SECONDS:
+                raise no_speech(f"nothing transcribed; {heard}")
+            # Seconds of speech and not one English word: another language (tiny.en writes nothing).
+            return _Decoded("", (), duration, info.duration_after_vad, 0.0, 0.0, 0.0, bias, f"no English words; {heard}")
         n_words = [len(s.words or ()) for s in segments]
         avg_logprob = sum(s.avg_logprob * n for s, n in zip(segments, n_words)) / max(1, sum(n_words))
         word_probability = statistics.fmean(w.probability for w in words)
@@ -415,7 +430,7 @@ class Transcriber:
         problem = language_verdict(text, word_probability, avg_logprob, compression,
                                    _hint_share(texts, hints if bias != "none" else ()), _repetition_share(texts))
         if problem is None and info.duration_after_vad >= 10 and len(words) / info.duration_after_vad < MIN_WORDS_PER_SECOND:
-            problem = "low coverage"
+            problem = LOW_COVERAGE
         return _Decoded(text, words, duration, info.duration_after_vad, avg_logprob, word_probability, compression,
                         bias, problem)
 

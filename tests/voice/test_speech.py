@@ -50,12 +50,15 @@ def test_wav_and_mp3_are_read_too(transcriber, shipped_catalog, name, bite, term
     assert all(term in text for term in terms), heard.text
 
 
-def test_the_bite_terms_are_what_spells_vllm(transcriber, shipped_catalog):
-    """Without hints tiny.en writes "vLLM" however it likes; with the bite's terms it writes vLLM."""
-    hints = bite_hints(shipped_catalog.bites["paged-attention"])
-    assert "vLLM" in hints and "PagedAttention" in hints
-    biased = transcriber.transcribe(audio("paged_attention.mp3"), hints).text
-    assert "vLLM" in biased or "VLLM" in biased, biased
+@pytest.mark.parametrize("name, bite, term", [
+    ("paged_attention.mp3", "paged-attention", "PagedAttention"),  # unbiased: "Page the tension"
+    ("kv_cache.ogg", "kv-cache", "KV cache stores"),  # unbiased: "KV cash stores"
+])
+def test_the_bite_terms_bias_the_spelling(transcriber, shipped_catalog, name, bite, term):
+    hints = bite_hints(shipped_catalog.bites[bite])
+    plain = transcriber.transcribe(audio(name), hints, bias="none").text
+    biased = transcriber.transcribe(audio(name), hints).text
+    assert term not in plain and term in biased, (plain, biased)
 
 
 def test_fillers_and_pauses_survive_transcription(transcriber, shipped_catalog, audio_manifest):

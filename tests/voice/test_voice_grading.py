@@ -122,3 +122,30 @@ def test_cli_refusals_go_to_stderr_with_exit_2(cli_env, capsys, argv, message):
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and message in captured.err
+
+
+async def test_migration_0005_adds_and_removes_the_deliveries_table(empty_database_url, shipped_catalog):
+    from sqlalchemy import inspect
+
+    from coach.store.store import Store
+    from tests.coach.test_faults import migrate
+
+    figures = {"duration_s": 20.0, "speaking_s": 18.0, "words": 45, "wpm": 150.0, "fillers": 1,
+               "fillers_per_min": 3.3, "long_pauses": 0, "longest_pause_s": 0.8, "opens_with_core_point": False}
+
+    async def tables(store):
+        async with store.engine.connect() as connection:
+            return await connection.run_sync(lambda sync: set(inspect(sync).get_table_names()))
+
+    async with Store(empty_database_url) as store:
+        await store.upgrade()
+        coach = Coach(store, shipped_catalog, load_settings(_env_file=None), clock=Clock(), rng_seed=1)
+        await coach.record_attempt(USER, GUILD, "kv-cache", 3, "embedding", 5, None, delivery=figures)
+        await migrate(store, "downgrade", "0004")  # back: the figures go, the attempt stays
+        assert "deliveries" not in await tables(store)
+        assert await store.run(lambda db: db.scalar(select(Attempt.score))) == 3
+        await store.upgrade()
+        assert await store.current_revision() == "0005" and "deliveries" in await tables(store)
+        await coach.record_attempt(USER, GUILD, "kv-cache", 2, "embedding", 5, None, delivery=figures)
+        rows = await store.run(lambda db: db.execute(select(DeliveryRow.wpm, DeliveryRow.opens_with_core_point)))
+        assert [tuple(r) for r in rows.all()] == [(150.0, False)]
