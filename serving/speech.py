@@ -466,7 +466,8 @@ def _init_worker(options: SpeechOptions) -> None:
     _worker = Transcriber(options)
 
 
-def _ready() -> dict:
+def _ready(hold_s: float = 0.0) -> dict:
+    time.sleep(hold_s)  # keeps this worker busy so the next ready-check reaches another one
     return {"pid": os.getpid(), "load_s": _worker.load_s if _worker else None}
 
 
@@ -507,10 +508,19 @@ class SpeechPool:
             if self._executor is None:
                 self._executor = self._new_executor()
             executor = self._executor
-        # One ready-check per worker, submitted together: with the spawn method each submission
-        # that finds no idle worker starts a new process, and every process loads the model first.
-        pings = [executor.submit(_ready) for _ in range(self.workers)]
-        self.worker_info = [p.result(timeout=300) for p in pings]
+        # Ready-checks until every worker has answered one: with the spawn method each submission
+        # that finds no idle worker starts a new process, and a process loads the model before
+        # its first task; each check holds its worker a moment so one process cannot answer all.
+        seen: dict[int, dict] = {}
+        deadline = time.monotonic() + 300
+        while len(seen) < self.workers:
+            if time.monotonic() > deadline:
+                raise SpeechFailed("Transcription is unavailable.", f"{len(seen)} of {self.workers} workers started")
+            pings = [executor.submit(_ready, 0.05 if self.workers > 1 else 0.0) for _ in range(self.workers)]
+            for ping in pings:
+                info = ping.result(timeout=300)
+                seen[info["pid"]] = info
+        self.worker_info = list(seen.values())
         return self
 
     def _new_executor(self) -> ProcessPoolExecutor:

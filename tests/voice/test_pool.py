@@ -74,3 +74,10 @@ async def test_a_dead_worker_is_a_polite_error_and_the_pool_recovers(pool):
     assert pool.in_flight == 0
     heard = await pool.transcribe(audio("gqa.wav"), HINTS)  # a fresh worker takes the next one
     assert "query attention" in heard.text.lower()
+
+
+def test_every_worker_of_a_larger_pool_has_its_model_loaded_before_start_returns():
+    with SpeechPool(SpeechOptions(threads=1), workers=2, queue=0) as two:
+        pids = {info["pid"] for info in two.worker_info}
+        assert len(pids) == 2 and all(info["load_s"] > 0 for info in two.worker_info)
+        assert two.capacity == 2
