@@ -42,10 +42,12 @@ def _speech(settings):
 
 
 def delivery_lines(delivery) -> list[str]:
+    from coach.delivery import FILLERS_NOTE, LONG_PAUSE_SECONDS
+
     d = delivery
     figures = (f"Delivery: {d.speaking_s:.0f} s of speech (target {d.target_s} s), {d.wpm:.0f} words/min, "
-               f"{d.fillers} fillers ({d.fillers_per_min:.1f}/min, at least: speech recognition drops some), "
-               f"{d.long_pauses} pauses of 2 s or more")
+               f"{d.fillers} fillers ({d.fillers_per_min:.1f}/min; {FILLERS_NOTE}), "
+               f"{d.long_pauses} pauses of {LONG_PAUSE_SECONDS:.0f} s or more")
     lines = [figures]
     if d.opens_with_core_point is not None:
         lines.append("Opened with a core point." if d.opens_with_core_point else "The first sentence made no core point yet.")

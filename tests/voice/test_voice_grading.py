@@ -104,7 +104,13 @@ def test_cli_grade_audio_prints_the_grade_with_input_transcript_and_delivery(cli
     assert set(body) == CONTRACT_KEYS and body["bite_id"] == "kv-cache"
     assert body["input"] == "voice" and "values" in body["transcript"]
     assert body["delivery"]["fillers"] >= 8 and body["delivery"]["long_pauses"] == 2
+    assert body["delivery"]["fillers_note"].startswith("at least")  # recognition drops some fillers
     assert 0 <= body["score"] <= 4
+
+    assert main(["grade", "--audio", str(AUDIO / "rambling_fillers.ogg"), "--bite", "kv-cache"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Transcript: ") and "The KV cache" in text and "/4" in text
+    assert "Delivery: " in text and "at least" in text and "2 pauses of 2 s or more" in text
 
 
 def test_cli_transcribe_loads_the_packaged_model_and_prints_the_transcript(cli_env, capsys):
