@@ -18,6 +18,13 @@ Claims of progress are `test`-split numbers; thresholds were calibrated on `dev`
 """
 
 
+def publish(report: str, out: Path) -> None:
+    """Print a benchmark's report and write it where collect() picks it up."""
+    print(report)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report)
+
+
 def demote(markdown: str) -> str:
     """Shift a section's headings so its top heading sits at level 2 under this file's title."""
     lines = markdown.splitlines()

@@ -34,6 +34,7 @@ from bot.pictures.pool import InlineRenderer, PicturePool
 from coach.history import mastery, mastery_level, next_to_study
 from content import default_catalog
 from tests.bot import picture_data
+from bench.collect import publish
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET_MS = 300
@@ -211,9 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-collect", action="store_true", help="do not restitch docs/benchmarks.md")
     args = parser.parse_args(argv)
     report = asyncio.run(run(max(3, args.renders), args.nice))
-    print(report)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report)
+    publish(report, args.out)
     if not args.no_collect:
         from bench import collect
 

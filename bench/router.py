@@ -48,6 +48,7 @@ from serving.client import routing_headers
 from serving.local.router import POLICIES, LocalRouter, RouterConfig
 from serving.local.server import REPO_ROOT, LocalServerConfig, LocalVLLM, _usable_cpus, free_port, prepare
 from serving.vllm_metrics import counter_total, parse_prefix_cache_stats
+from bench.collect import publish
 
 DEV_ANSWERS = REPO_ROOT / "tests" / "data" / "grading_blind_dev.jsonl"
 LOG_DIR = REPO_ROOT / "var" / "log"
@@ -414,9 +415,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     args.argv = argv
     report = asyncio.run(main_async(args))
-    print(report)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report)
+    publish(report, args.out)
     print(f"written to {args.out}")
 
 

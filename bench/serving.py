@@ -34,6 +34,7 @@ from coach.grading.prompt import bite_context
 from content import default_catalog
 from serving.client import LLMClient
 from serving.vllm_metrics import PrefixCacheStats
+from bench.collect import publish
 
 REPO = Path(__file__).resolve().parent.parent
 DEV_ANSWERS = REPO / "tests" / "data" / "grading_blind_dev.jsonl"
@@ -335,9 +336,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     args.argv = argv
     report = asyncio.run(main_async(args))
-    print(report)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report)
+    publish(report, args.out)
     print(f"written to {args.out}")
 
 
