@@ -17,3 +17,10 @@ def alembic_config(url: str):
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return config
+
+
+def head_revision() -> str:
+    """The newest migration shipped (the one `Store.upgrade()` goes to)."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()

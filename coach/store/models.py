@@ -219,6 +219,22 @@ class ReportRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class ExpiringStateRow(Base):
+    """Short-lived state that must outlive a process and be seen by every process:
+    cool-downs, one-shot confirmations, answer drafts, once-a-day notices, claims.
+    A row past `expires_at` counts as absent; `Store.purge_expired_state` removes it.
+    `owner` says whose row it is: `user:<id>` for a user's (so `/forget` erases it),
+    or the id of the process holding a claim."""
+
+    __tablename__ = "expiring_state"
+    kind: Mapped[str] = mapped_column(String(40), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    value: Mapped[dict] = mapped_column(JSON)
+    owner: Mapped[str | None] = mapped_column(String(100), index=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 # Every table that holds something about a user, with the column naming them; `forget` walks it.
 USER_OWNED = (
     (QuizAnswer, QuizAnswer.user_id),

@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from datetime import datetime, timedelta
 from typing import Awaitable, Callable, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from coach.store import state
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -99,6 +102,35 @@ class Store:
     async def read(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         """`run(work, read_only=True)`."""
         return await self.run(work, read_only=True)
+
+    # Expiring state (coach/store/state.py): one transaction each. `now` defaults to the
+    # wall clock (aware UTC); tests pass their own.
+
+    async def put_state(self, kind: str, key: str, value: dict, ttl: timedelta, *,
+                        owner: str | None = None, now: datetime | None = None) -> None:
+        """Upsert: the row lives until `now + ttl`."""
+        await self.run(lambda db: state.put(db, kind, key, value, ttl, owner=owner, now=now))
+
+    async def get_state(self, kind: str, key: str, *, now: datetime | None = None) -> dict | None:
+        """The live value, or None if absent or expired."""
+        return await self.read(lambda db: state.get(db, kind, key, now=now))
+
+    async def take_state(self, kind: str, key: str, *, now: datetime | None = None) -> dict | None:
+        """Get and delete in one step (one-shot tokens): concurrent takers get it once."""
+        return await self.run(lambda db: state.take(db, kind, key, now=now))
+
+    async def claim_state(self, kind: str, key: str, value: dict, ttl: timedelta, *,
+                          owner: str | None = None, now: datetime | None = None) -> bool:
+        """Insert if absent or expired; False if a live row exists. Exactly one of
+        several concurrent claimers, in any process, gets True."""
+        return await self.run(lambda db: state.claim(db, kind, key, value, ttl, owner=owner, now=now))
+
+    async def delete_state(self, kind: str, key: str) -> None:
+        await self.run(lambda db: state.remove(db, kind, key))
+
+    async def purge_expired_state(self, now: datetime | None = None) -> int:
+        """Delete every expired row; returns how many."""
+        return await self.run(lambda db: state.purge_expired(db, now=now))
 
     async def upgrade(self, revision: str = "head") -> None:
         """Apply the packaged Alembic migrations up to `revision`."""
