@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 from importlib import resources
@@ -225,7 +226,7 @@ def png_bytes(fig) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
-    canvas = FigureCanvasAgg(fig)
+    canvas = _canvas(FigureCanvasAgg, fig)
     # FreeType's hinting costs a quarter of a text-heavy render and changes nothing visible here.
     with matplotlib.rc_context({"text.hinting": "no_hinting"}):
         canvas.draw()
@@ -234,6 +235,22 @@ def png_bytes(fig) -> bytes:
     buffer = io.BytesIO()
     image.quantize(256, method=Image.Quantize.FASTOCTREE).save(buffer, format="PNG", compress_level=3)
     return buffer.getvalue()
+
+
+_CANVASES = threading.local()
+
+
+def _canvas(canvas_class, fig):
+    """One Agg canvas per thread, handed from figure to figure. Its renderer is kept while the
+    pixel size stays the same, and matplotlib caches text measurements per renderer: a fresh
+    canvas per picture measured every label again (a sixth of the bite map's time)."""
+    canvas = getattr(_CANVASES, "canvas", None)
+    if canvas is None:
+        canvas = _CANVASES.canvas = canvas_class(fig)
+    else:
+        canvas.figure = fig
+        fig.set_canvas(canvas)
+    return canvas
 
 
 def artists(fig, prefix: str) -> list:
