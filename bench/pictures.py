@@ -31,7 +31,7 @@ from bench.machine import machine
 from bot.pictures import worker
 from bot.pictures.models import MapPicture, WeekPicture
 from bot.pictures.pool import InlineRenderer, PicturePool
-from coach.history import mastery, mastery_level, next_to_study
+from coach.history.rules import mastery, mastery_level, next_to_study
 from content import default_catalog
 from tests.bot import picture_data
 from bench.collect import publish

@@ -109,7 +109,7 @@ def term_hits(reference: str, hypothesis: str, terms: list[str]) -> tuple[int, i
 
 
 def filler_count(text: str) -> int:
-    from coach.delivery import count_fillers
+    from coach.voice.delivery import count_fillers
 
     return sum(count_fillers(" " + w for w in text.split()).values())
 
@@ -185,7 +185,7 @@ def transcribe(transcriber, audio: np.ndarray, hints: list[str], mode: str):
 
 
 def accuracy(transcriber, items: list[dict], catalog, modes: list[str]) -> dict:
-    from coach.voice import bite_hints
+    from coach.voice.answer import bite_hints
 
     rows = {}
     for item in items:
@@ -237,7 +237,7 @@ async def worker_figures(model_dir: str | None, long_answer: bytes, answer_60: b
     """Cold start, peak RSS after the longest answer, and voice message -> grade (warm)."""
     from coach.config import load_settings
     from coach.grading.runtime import open_grader
-    from coach.voice import bite_hints, spoken_answer
+    from coach.voice.answer import bite_hints, spoken_answer
     from content import default_catalog
     from serving.speech import SpeechLimits, SpeechOptions, SpeechPool
 
@@ -390,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    from coach.voice import bite_hints
+    from coach.voice.answer import bite_hints
     from content import default_catalog
     from serving.speech import SpeechOptions, Transcriber, packaged_model_dir
 

@@ -1,5 +1,5 @@
 """`coach transcribe FILE` and `coach grade --audio FILE [--bite ID] [--json]`: a recording through
-local speech-to-text and, for `grade`, the one grading pipeline (coach/voice.py, serving/speech.py).
+local speech-to-text and, for `grade`, the one grading pipeline (coach/voice/answer.py, serving/speech.py).
 
 The model runs in this process (one answer: no worker pool to spawn). A recording that cannot be
 heard (too big, too long, unreadable, silent, not English) prints its polite message to stderr and
@@ -35,14 +35,14 @@ def _bite(catalog, bite_id: str | None, command: str):
 
 
 def _speech(settings):
-    from coach.voice import InProcessSpeech, speech_options
+    from coach.voice.answer import InProcessSpeech, speech_options
     from serving.speech import Transcriber
 
     return InProcessSpeech(Transcriber(speech_options(settings)))
 
 
 def delivery_lines(delivery) -> list[str]:
-    from coach.delivery import FILLERS_NOTE, LONG_PAUSE_SECONDS
+    from coach.voice.delivery import FILLERS_NOTE, LONG_PAUSE_SECONDS
 
     d = delivery
     figures = (f"Delivery: {d.speaking_s:.0f} s of speech (target {d.target_s} s), {d.wpm:.0f} words/min, "
@@ -58,7 +58,7 @@ def delivery_lines(delivery) -> list[str]:
 
 
 async def _transcribe(args, settings) -> int:
-    from coach.voice import transcribe_answer
+    from coach.voice.answer import transcribe_answer
     from content import default_catalog
     from serving.speech import SpeechError
 
@@ -90,7 +90,7 @@ async def _grade_audio(args, settings) -> int:
     from bot.cli_grading import _render_text
     from coach.grading.models import Grade, GradeError
     from coach.grading.runtime import open_grader
-    from coach.voice import transcribe_answer
+    from coach.voice.answer import transcribe_answer
     from content import default_catalog
     from serving.speech import SpeechError
 

@@ -20,7 +20,7 @@ from typing import Awaitable, Callable
 
 from bot import render
 from bot.replies import Attachment, Reply
-from coach.daily import is_week_start
+from coach.daily.rules import is_week_start
 from coach.errors import CoachError, NotFound
 
 log = logging.getLogger("coach.bot.daily")

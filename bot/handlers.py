@@ -21,7 +21,7 @@ from bot.pictures import MapPicture, StatsPicture, WeekPicture
 from bot.pictures.pool import PictureError
 from bot.pictures.render import describe as describe_picture
 from bot.replies import Attachment, Reply, notice
-from coach.daily import next_post_time, parse_weekday
+from coach.daily.rules import next_post_time, parse_weekday
 from coach.errors import CoachError, InvalidRequest, NotFound, NotOwner
 from coach.grading.models import GradeError, OffTopic
 from coach.timeutil import local_date

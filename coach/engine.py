@@ -13,11 +13,11 @@ outcomes come back in `AnswerResult.outcome`.
 
 from __future__ import annotations
 
-from coach.account_service import AccountService
-from coach.daily_service import DailyService
-from coach.history_service import HistoryService
-from coach.progress_service import ProgressService
-from coach.quiz_service import QuizService
+from coach.account.service import AccountService
+from coach.daily.service import DailyService
+from coach.history.service import HistoryService
+from coach.progress.service import ProgressService
+from coach.quiz.service import QuizService
 
 
 class Coach(QuizService, ProgressService, HistoryService, AccountService, DailyService):

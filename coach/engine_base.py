@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from coach.config import Settings
 from coach.errors import InvalidRequest
 from coach.results import DueItem, LeaderRow, QuestionView
-from coach.review import BITE, QUESTION, make_scheduler, review
-from coach.scoring import StreakState, current_streak, record_activity
+from coach.progress.review import BITE, QUESTION, make_scheduler, review
+from coach.progress.streaks import StreakState, current_streak, record_activity
 from coach.store import Store
 from coach.store.models import ReviewCard, User, XpEvent
 from coach.timeutil import echo, local_date, utcnow

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from coach.delivery import Delivery
+from coach.voice.delivery import Delivery
 
 Status = Literal["covered", "partial", "missing", "wrong"]
 GraderName = Literal["llm", "embedding"]

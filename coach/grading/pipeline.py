@@ -101,7 +101,7 @@ class Grader:
 
     @staticmethod
     def _spoken(grade: Grade, text: str, spoken) -> Grade:
-        from coach.voice import with_core_opening
+        from coach.voice.answer import with_core_opening
 
         delivery = with_core_opening(spoken.delivery, text, grade)
         return grade.model_copy(update={"input": "voice", "transcript": text, "delivery": delivery})

@@ -7,7 +7,7 @@ import random
 from datetime import date, datetime, timedelta, timezone
 
 from bot.pictures.models import MapPicture, StatsPicture, WeekPicture
-from coach.history import mastery, mastery_level, next_to_study, streak_calendar, week_start
+from coach.history.rules import mastery, mastery_level, next_to_study, streak_calendar, week_start
 from coach.results import (
     BiteAccuracy, BiteMastery, DayAnswers, DueDay, GuildWeek, LeaderRow, MasteryMap, MissedBite,
     ProgressHistory, Stats, WeekPoint,

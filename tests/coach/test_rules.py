@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from fsrs import Rating
 
-from coach.daily import Candidate, choose_daily, daily_option_order, next_post_time, parse_time, post_time_on
-from coach.quiz import draw_questions, shown_index, shown_options, shuffled_order
-from coach.review import make_scheduler, rating_for_answer, rating_for_grade, review
-from coach.scoring import StreakState, current_streak, iso_week, record_activity, streak_at_risk
+from coach.daily.rules import Candidate, choose_daily, daily_option_order, next_post_time, parse_time, post_time_on
+from coach.quiz.rules import draw_questions, shown_index, shown_options, shuffled_order
+from coach.progress.review import make_scheduler, rating_for_answer, rating_for_grade, review
+from coach.progress.streaks import StreakState, current_streak, iso_week, record_activity, streak_at_risk
 from coach.timeutil import local_date, validate_timezone
 
 NY = "America/New_York"

@@ -10,7 +10,7 @@ from tests.fakediscord.components import button, buttons  # noqa: F401 - re-expo
 
 FIRST_RESPONSE_DEADLINE_S = 3.0
 ANSWERED_TITLE = re.compile(r"^\d+/\d+ · ")  # the embed after a question is answered
-XP_CORRECT, XP_FINISH = 10, 20  # coach.scoring's amounts, restated so a silent change is caught
+XP_CORRECT, XP_FINISH = 10, 20  # coach.progress.xp's amounts, restated so a silent change is caught
 
 
 def title(message: dict) -> str:

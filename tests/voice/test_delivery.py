@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from coach.delivery import (
+from coach.voice.delivery import (
     FILLERS_OK_PER_MINUTE, LONG_PAUSE_SECONDS, PACE_FAST_WPM, PACE_SLOW_WPM, TimedWord, analyze, count_fillers,
     opens_with_core_point,
 )

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import serving.speech as speech
-from coach.voice import bite_hints
+from coach.voice.answer import bite_hints
 from serving.speech import (
     AudioTooLarge, AudioTooLong, AudioUnreadable, NoSpeech, NotEnglish, SpeechLimits, decode_audio,
 )
@@ -62,7 +62,7 @@ def test_the_bite_terms_bias_the_spelling(transcriber, shipped_catalog, name, bi
 
 
 def test_fillers_and_pauses_survive_transcription(transcriber, shipped_catalog, audio_manifest):
-    from coach.delivery import analyze
+    from coach.voice.delivery import analyze
 
     heard = transcriber.transcribe(audio("rambling_fillers.ogg"), bite_hints(shipped_catalog.bites["kv-cache"]))
     d = analyze(heard.words, heard.duration_s)

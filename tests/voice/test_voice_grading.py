@@ -15,7 +15,7 @@ from coach.engine import Coach
 from coach.grading.models import Grade
 from coach.migrations import head_revision
 from coach.store.models import Attempt, DeliveryRow
-from coach.voice import InProcessSpeech, spoken_answer, transcribe_answer
+from coach.voice.answer import InProcessSpeech, spoken_answer, transcribe_answer
 from tests.coach.helpers import Clock
 from tests.grading.test_pipeline import CONTRACT_KEYS
 from tests.voice.conftest import AUDIO, audio
@@ -135,7 +135,7 @@ async def test_migration_0005_adds_and_removes_the_deliveries_table(empty_databa
     from sqlalchemy import inspect
 
     from coach.store.store import Store
-    from tests.coach.test_faults import migrate
+    from tests.coach.store.test_faults import migrate
 
     figures = {"duration_s": 20.0, "speaking_s": 18.0, "words": 45, "wpm": 150.0, "fillers": 1,
                "fillers_per_min": 3.3, "long_pauses": 0, "longest_pause_s": 0.8, "opens_with_core_point": False}

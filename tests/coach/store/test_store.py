@@ -19,7 +19,7 @@ from coach.migrations import alembic_config, head_revision
 from coach.store import Store
 from coach.store.models import Base, XpEvent
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 async def test_datetimes_come_back_aware_utc(store):

@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 from typing import Iterable, Sequence
 
 from coach.results import BiteMastery, CalendarDay, MasteryLevel
-from coach.scoring import StreakState, record_activity
+from coach.progress.streaks import StreakState, record_activity
 
 # Weeks of a member's history the pictures show, and days of reviews ahead.
 HISTORY_WEEKS = 12
@@ -33,7 +33,7 @@ def streak_calendar(activity: Iterable[date], first: date, last: date, today: da
     """Every day from `first` to `last`: active, freeze, missed or future.
 
     A freeze day is a missed day the streak rule forgave (one per ISO week,
-    `coach.scoring.record_activity`), found by replaying the rule over the active days in
+    `coach.progress.streaks.record_activity`), found by replaying the rule over the active days in
     order. The replay must start at least one week before `first` to mark the first week
     exactly: the rule's state carries over at most one week. A missed yesterday that today's
     activity could still forgive is shown as missed until it is."""

@@ -10,14 +10,14 @@ from datetime import date, datetime, time, timedelta, timezone
 from sqlalchemy import and_, case, func, select
 
 from coach.engine_base import EngineBase
-from coach.history import (
+from coach.history.rules import (
     DUE_DAYS_AHEAD, HISTORY_WEEKS, mastery, mastery_level, next_to_study, streak_calendar, week_start,
 )
-from coach.quiz import shown_index
+from coach.quiz.rules import shown_index
 from coach.results import (
     BiteMastery, DayAnswers, DueDay, GuildWeek, MasteryMap, MissedBite, ProgressHistory, WeekPoint,
 )
-from coach.review import BITE, QUESTION
+from coach.progress.review import BITE, QUESTION
 from coach.store.models import Attempt, DailyAnswer, DailyPickRow, DailySchedule, QuizAnswer, ReviewCard, User, XpEvent
 from coach.timeutil import zone
 

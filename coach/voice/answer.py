@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Protocol, Sequence
 
-from coach.delivery import Delivery, analyze, opens_with_core_point
+from coach.voice.delivery import Delivery, analyze, opens_with_core_point
 from content import Bite
 
 MAX_HINTS = 10

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from coach.errors import InvalidRequest
-from coach.scoring import XP_CORRECT_ANSWER, explanation_xp
+from coach.progress.xp import XP_CORRECT_ANSWER, explanation_xp
 from coach.store.models import Attempt, ReviewCard, XpEvent
 from tests.coach.helpers import correct_choice, wrong_choice
 

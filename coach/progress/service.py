@@ -11,8 +11,9 @@ from sqlalchemy.exc import IntegrityError
 from coach.engine_base import EngineBase
 from coach.errors import InvalidRequest
 from coach.results import AttemptRecord, AttemptSummary, BiteAccuracy, DueList, LeaderRow, Reminder, Stats
-from coach.review import BITE, QUESTION, rating_for_grade
-from coach.scoring import explanation_xp, streak_at_risk
+from coach.progress.review import BITE, QUESTION, rating_for_grade
+from coach.progress.streaks import streak_at_risk
+from coach.progress.xp import explanation_xp
 from coach.store.models import Attempt, DeliveryRow, QuizAnswer, User, XpEvent
 from coach.timeutil import echo, zone
 

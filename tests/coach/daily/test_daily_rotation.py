@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from coach.engine import Coach
 from coach.errors import InvalidRequest, NotFound
-from coach.scoring import XP_DAILY_CORRECT
+from coach.progress.xp import XP_DAILY_CORRECT
 from coach.store import Store
 from coach.store.models import DailyAnswer, DailyPickRow
 from tests.coach.helpers import make_catalog

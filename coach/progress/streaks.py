@@ -1,4 +1,4 @@
-"""XP amounts and the streak rule, as pure functions.
+"""The streak rule, as pure functions.
 
 Streak: one point per calendar day with any activity, in the user's timezone.
 One missed day per ISO week (the week the missed day falls in) is forgiven: the
@@ -9,16 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-
-XP_CORRECT_ANSWER = 10
-XP_FINISH_BONUS = 20  # only for answering every question of a session
-XP_DAILY_CORRECT = 10
-XP_PER_GRADE_POINT = 5  # an explanation graded 0-4 earns 0-20
-
-
-def explanation_xp(score: int) -> int:
-    return XP_PER_GRADE_POINT * max(0, min(4, score))
-
 
 def iso_week(day: date) -> str:
     year, week, _ = day.isocalendar()

@@ -15,12 +15,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from coach.engine_base import EngineBase
 from coach.errors import InvalidRequest, NotFound, NotOwner
-from coach.quiz import DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, draw_questions, shown_index, shuffled_order
+from coach.quiz.rules import DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, draw_questions, shown_index, shuffled_order
 
 BITE_QUIZ_COUNT = 5  # "Quiz me" on a bite: a short session
 from coach.results import AnswerResult, QuizState, StartResult, Summary, WeakBite
-from coach.review import BITE, QUESTION, rating_for_answer
-from coach.scoring import XP_CORRECT_ANSWER, XP_FINISH_BONUS
+from coach.progress.review import BITE, QUESTION, rating_for_answer
+from coach.progress.xp import XP_CORRECT_ANSWER, XP_FINISH_BONUS
 from coach.store.models import ACTIVE, QuizAnswer, QuizSession, ReviewCard
 
 REVIEW_TRACK = "review"

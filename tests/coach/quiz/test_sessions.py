@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from coach.engine import Coach
 from coach.errors import InvalidRequest, NotOwner
-from coach.scoring import XP_CORRECT_ANSWER, XP_FINISH_BONUS
+from coach.progress.xp import XP_CORRECT_ANSWER, XP_FINISH_BONUS
 from coach.store import Store
 from coach.store.models import QuizAnswer, XpEvent
 from tests.coach.helpers import correct_choice, wrong_choice

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo, available_timezones
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coach.daily import format_time, next_post_time, parse_time, validate_schedule
+from coach.daily.rules import format_time, next_post_time, parse_time, validate_schedule
 from coach.timeutil import validate_timezone
 
 ZONES = sorted(available_timezones())

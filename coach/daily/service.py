@@ -8,16 +8,16 @@ from datetime import date, datetime, time
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from coach.daily import (
+from coach.daily.rules import (
     Candidate, choose_daily, daily_option_order, first_weekday_for_locale, format_time, parse_time, post_time_on,
     validate_schedule,
 )
 from coach.engine_base import EngineBase
 from coach.errors import InvalidRequest, NotFound
-from coach.quiz import shown_index
+from coach.quiz.rules import shown_index
 from coach.results import AnswerResult, DailyPick, DailyResults, DuePost, Schedule
-from coach.review import QUESTION, rating_for_answer
-from coach.scoring import XP_DAILY_CORRECT
+from coach.progress.review import QUESTION, rating_for_answer
+from coach.progress.xp import XP_DAILY_CORRECT
 from coach.store.models import DailyAnswer, DailyPickRow, DailySchedule
 from coach.timeutil import zone
 

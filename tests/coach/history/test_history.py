@@ -7,10 +7,10 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from coach.daily import first_weekday_for_locale, is_week_start, parse_weekday
-from coach.history import mastery, mastery_level, next_to_study, streak_calendar, week_start
+from coach.daily.rules import first_weekday_for_locale, is_week_start, parse_weekday
+from coach.history.rules import mastery, mastery_level, next_to_study, streak_calendar, week_start
 from coach.results import BiteMastery
-from coach.scoring import XP_CORRECT_ANSWER, XP_DAILY_CORRECT, XP_FINISH_BONUS, explanation_xp
+from coach.progress.xp import XP_CORRECT_ANSWER, XP_DAILY_CORRECT, XP_FINISH_BONUS, explanation_xp
 from coach.store.models import Attempt, XpEvent
 from tests.coach.helpers import START, correct_choice, wrong_choice
 
@@ -235,7 +235,7 @@ async def test_schedules_from_before_the_week_start_column_start_on_monday(empty
 
     from coach.engine import Coach
     from coach.store import Store
-    from tests.coach.test_faults import migrate
+    from tests.coach.store.test_faults import migrate
 
     async with Store(empty_database_url) as store:
         await store.upgrade()

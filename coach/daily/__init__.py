@@ -1,0 +1,2 @@
+"""The per-server daily post: the rotation, post times and week starts (`rules`), the
+schedule, picks and answers kept in the store (`service`)."""
