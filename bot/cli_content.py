@@ -48,7 +48,7 @@ def reports_command(args) -> int:
     async def listing():
         services = await build_services(load_settings())  # no model is loaded: topics are lazy
         try:
-            return await services.coach.list_reports()
+            return await services.coach.account.list_reports()
         finally:
             await services.close()
 

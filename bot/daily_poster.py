@@ -47,11 +47,11 @@ class DailyPoster:
         guild_id, day = due.schedule.guild_id, due.local_date
         if self._blocked.get(guild_id) == day:
             return None
-        pick = await self.coach.pick_daily(guild_id, day, due.schedule.track)  # recorded before sending
+        pick = await self.coach.daily.pick_daily(guild_id, day, due.schedule.track)  # recorded before sending
         if pick.sent:
             return pick.message_ids[0] if pick.message_ids else None
         try:
-            yesterday = await self.coach.daily_results(guild_id, day - timedelta(days=1))
+            yesterday = await self.coach.daily.daily_results(guild_id, day - timedelta(days=1))
         except NotFound:
             yesterday = None
         last_week, picture = None, None
@@ -72,7 +72,7 @@ class DailyPoster:
             if self.warn is not None:
                 await self._warn(guild_id, due.schedule.channel_id)
             return None
-        await self.coach.mark_daily_sent(guild_id, day, [message_id])
+        await self.coach.daily.mark_daily_sent(guild_id, day, [message_id])
         log.info("daily post sent", extra={"guild": guild_id, "date": day.isoformat(), "message_id": message_id})
         return message_id
 
@@ -107,7 +107,7 @@ class DailyPoster:
     async def run_once(self) -> int:
         """Send every post that is due now; returns how many went out."""
         sent = 0
-        for due in await self.coach.due_posts():
+        for due in await self.coach.daily.due_posts():
             try:
                 sent += await self.post(due) is not None
             except CoachError:
@@ -131,7 +131,7 @@ class Reminders:
 
     async def run_once(self) -> int:
         sent = 0
-        for reminder in await self.coach.reminders_due():
+        for reminder in await self.coach.progress.reminders_due():
             try:
                 await self.dm(reminder.user_id, self.text(reminder))
                 sent += 1

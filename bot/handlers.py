@@ -63,7 +63,7 @@ class Handlers:
             names = ", ".join(self.catalog.tracks)
             return notice(f"There is no track called {track!r}. Tracks: {names}.", outcome="invalid")
         try:
-            result = await self.coach.start_quiz(actor.user_id, actor.guild_id, track, count)
+            result = await self.coach.quiz.start_quiz(actor.user_id, actor.guild_id, track, count)
         except InvalidRequest as error:
             return notice(f"{error}.", outcome="invalid")
         if result.conflict is not None:
@@ -72,7 +72,7 @@ class Handlers:
         return replace(reply, edit=False)
 
     async def review(self, actor: Actor) -> Reply:
-        result = await self.coach.start_review(actor.user_id, actor.guild_id)
+        result = await self.coach.quiz.start_review(actor.user_id, actor.guild_id)
         if result.conflict is not None:
             return render.conflict(result.conflict)
         if result.session is None:
@@ -83,7 +83,7 @@ class Handlers:
     async def _owned_session(self, actor: Actor, session: str):
         if not session.isdigit():
             return None
-        state = await self.coach.get_session(int(session))
+        state = await self.coach.quiz.get_session(int(session))
         return state if state is not None and state.user_id == actor.user_id else None
 
     async def _answer(self, actor: Actor, session: str, position: int, choice: int) -> Reply:
@@ -91,8 +91,8 @@ class Handlers:
             return notice("I can't find that quiz any more. Start a new one with `/quiz`.", outcome="not_found")
         # Read the question before answering: afterwards the session has moved on, and the
         # reply shows the answered question with its options next to the explanation.
-        before = await self.coach.get_session(int(session))
-        result = await self.coach.answer(actor.user_id, int(session), position, choice)
+        before = await self.coach.quiz.get_session(int(session))
+        result = await self.coach.quiz.answer(actor.user_id, int(session), position, choice)
         if not result.counted:
             return render.answer_refused(result)
         question = before.question if before and before.question and before.question.position == position else None
@@ -104,7 +104,7 @@ class Handlers:
             return notice("That quiz isn't yours, or it is gone. Start your own with `/quiz`.", outcome="not_owner")
         if state.active and state.question is not None:
             return render.question(state)
-        return render.summary(await self.coach.finish(state.session_id))
+        return render.summary(await self.coach.quiz.finish(state.session_id))
 
     async def _stop(self, actor: Actor, session: str) -> Reply:
         state = await self._owned_session(actor, session)
@@ -112,17 +112,17 @@ class Handlers:
             return notice("That quiz isn't yours, or it is gone.", outcome="not_owner")
         if state.active:
             try:
-                await self.coach.abandon(actor.user_id, state.session_id)
+                await self.coach.quiz.abandon(actor.user_id, state.session_id)
             except (NotFound, NotOwner):
                 return notice("That quiz isn't yours, or it is gone.", outcome="not_owner")
-        return render.summary(await self.coach.finish(state.session_id))
+        return render.summary(await self.coach.quiz.finish(state.session_id))
 
     async def _quiz_bite(self, actor: Actor, bite_id: str) -> Reply:
         bite = self.catalog.bites.get(bite_id)
         if bite is None:
             return notice("I don't know that bite any more.", outcome="not_found")
         try:
-            result = await self.coach.start_bite_quiz(actor.user_id, actor.guild_id, bite_id)
+            result = await self.coach.quiz.start_bite_quiz(actor.user_id, actor.guild_id, bite_id)
         except InvalidRequest as error:
             return notice(f"{error}.", outcome="invalid")
         if result.conflict is not None:
@@ -187,7 +187,7 @@ class Handlers:
                 outcome="cooldown",
             )
         attempt_key = f"{actor.request_id}:{bite_id or '-'}" if actor.request_id else None
-        result = await grader.grade_and_record(self.coach, actor.user_id, actor.guild_id, answer, bite_id, attempt_key)
+        result = await grader.grade_and_record(self.coach.progress, actor.user_id, actor.guild_id, answer, bite_id, attempt_key)
         draft = self.services.drafts.put(actor.user_id, answer)
         if isinstance(result, OffTopic):
             return render.off_topic(result, draft=draft)
@@ -215,18 +215,18 @@ class Handlers:
             if track not in self.catalog.tracks:
                 names = ", ".join(self.catalog.tracks)
                 return notice(f"There is no track called {track!r}. Tracks: {names}.", outcome="invalid")
-            mapping = await self.coach.mastery_map(actor.user_id, track)
+            mapping = await self.coach.history.mastery_map(actor.user_id, track)
             return await self._with_picture(render.bite_map(mapping), MapPicture(name, mapping), actor)
         if view not in STATS_VIEWS:
             return notice(f"view must be one of: {', '.join(STATS_VIEWS)}.", outcome="invalid")
-        stats = await self.coach.stats(actor.user_id, actor.guild_id)
-        history = await self.coach.progress_history(actor.user_id)
+        stats = await self.coach.progress.stats(actor.user_id, actor.guild_id)
+        history = await self.coach.history.progress_history(actor.user_id)
         return await self._with_picture(render.stats(stats), StatsPicture(name, stats, history), actor)
 
     async def week_picture(self, guild_id: int, start, server: str, resolve_names: Names):
         """The server's week that begins on `start` and its picture (None when it could not be
         drawn): for the daily post on the server's first day of the week, and `coach stats --week`."""
-        week = await self.coach.guild_week(guild_id, start)
+        week = await self.coach.history.guild_week(guild_id, start)
         names = await resolve_names(guild_id, [row.user_id for row in week.leaders]) if week.leaders else {}
         return week, await self.picture(WeekPicture(server, week, dict(names)))
 
@@ -257,7 +257,7 @@ class Handlers:
             return notice("period must be week, month or all.", outcome="invalid")
         if not actor.guild_id:
             return notice("The leaderboard is per server; use it in a server.", outcome="invalid")
-        rows = await self.coach.leaderboard(actor.guild_id, period)
+        rows = await self.coach.progress.leaderboard(actor.guild_id, period)
         return render.leaderboard(rows, period, names=names)
 
     async def settings(self, actor: Actor, **changes) -> Reply:
@@ -265,9 +265,9 @@ class Handlers:
         if "leaderboard" in changes:  # the option reads "show me"; the store keeps the opt-out
             changes["leaderboard_opt_out"] = not changes.pop("leaderboard")
         if not changes:
-            return render.user_settings(await self.coach.get_settings(actor.user_id))
+            return render.user_settings(await self.coach.account.get_settings(actor.user_id))
         try:
-            result = await self.coach.update_settings(actor.user_id, **changes)
+            result = await self.coach.account.update_settings(actor.user_id, **changes)
         except InvalidRequest as error:
             return notice(f"{error}", outcome="invalid")
         return render.user_settings(result, changed=True)
@@ -281,7 +281,7 @@ class Handlers:
         if self._forget_nonces.get(actor.user_id) != nonce:
             return notice("That confirmation isn't yours or has expired. Run `/forget` again.", outcome="refused")
         del self._forget_nonces[actor.user_id]
-        await self.coach.forget(actor.user_id)
+        await self.coach.account.forget(actor.user_id)
         return notice("Done: everything I stored about you is deleted.", outcome="forgotten", edit=True)
 
     async def help(self, actor: Actor, console: bool = False) -> Reply:
@@ -294,7 +294,7 @@ class Handlers:
         note = (note or "").strip()
         if not note:
             return notice("Please say what is wrong, so a maintainer can fix it.", outcome="invalid")
-        await self.coach.report(actor.user_id, actor.guild_id, item_id, note[:1000])
+        await self.coach.account.report(actor.user_id, actor.guild_id, item_id, note[:1000])
         return notice("Thanks — your report is stored and a maintainer will look at it.", outcome="reported")
 
     # ----- buttons and modals ------------------------------------------------------------
@@ -376,7 +376,7 @@ class Handlers:
         except ValueError as error:
             return notice(f"{error}.", outcome="invalid")
         try:
-            schedule = await self.coach.set_schedule(actor.guild_id, channel_id, time_text, timezone,
+            schedule = await self.coach.daily.set_schedule(actor.guild_id, channel_id, time_text, timezone,
                                                      track or self.default_track(), week_start=week_start,
                                                      locale=actor.locale or None)
         except InvalidRequest as error:
@@ -387,7 +387,7 @@ class Handlers:
         refusal = self._refuse_non_admin(actor)
         if refusal:
             return refusal
-        had = await self.coach.disable_schedule(actor.guild_id)
+        had = await self.coach.daily.disable_schedule(actor.guild_id)
         return notice("Daily posts are off." if had else "Daily posts were not on.", outcome="schedule_off")
 
     async def daily_preview(self, actor: Actor) -> Reply:
@@ -395,10 +395,10 @@ class Handlers:
         refusal = self._refuse_non_admin(actor)
         if refusal:
             return refusal
-        schedule = await self.coach.get_schedule(actor.guild_id)
+        schedule = await self.coach.daily.get_schedule(actor.guild_id)
         track = schedule.track if schedule else self.default_track()
         day = local_date(self.coach.now(), schedule.timezone if schedule else "UTC")
-        pick = await self.coach.pick_daily(actor.guild_id, day, track)
+        pick = await self.coach.daily.pick_daily(actor.guild_id, day, track)
         post = render.daily_post(pick, self.catalog.bites[pick.bite_id])
         intro = render.schedule(schedule).content
         return replace(post, content=f"Preview (only you see this). {intro}", ephemeral=True, outcome="preview")
@@ -406,7 +406,7 @@ class Handlers:
     async def daily_answer(self, actor: Actor, day, choice: int) -> Reply:
         if not actor.guild_id:
             return notice("Daily questions are answered in their server.", outcome="invalid")
-        result = await self.coach.record_daily_answer(actor.guild_id, day, actor.user_id, choice)
+        result = await self.coach.daily.record_daily_answer(actor.guild_id, day, actor.user_id, choice)
         return render.daily_answered(result)
 
 

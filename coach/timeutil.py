@@ -1,9 +1,10 @@
-"""Time helpers shared by the engine: an aware UTC clock and IANA timezone checks."""
+"""Time helpers shared by the services: an aware UTC clock and IANA timezone checks."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
 from functools import lru_cache
+from typing import Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 UTC = timezone.utc
@@ -11,6 +12,18 @@ UTC = timezone.utc
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def aware_clock(clock: Callable[[], datetime]) -> Callable[[], datetime]:
+    """`clock`, refusing naive datetimes: every stored time and local date derives from it."""
+
+    def now() -> datetime:
+        moment = clock()
+        if moment.tzinfo is None:
+            raise ValueError("the clock must return timezone-aware datetimes")
+        return moment
+
+    return now
 
 
 @lru_cache(maxsize=1)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Callable
+
 from sqlalchemy import delete, select, update
 
-from coach.engine_base import EngineBase
 from coach.errors import InvalidRequest, NotFound
+from coach.progress.ledger import Ledger
 from coach.results import Report, UserSettings
+from coach.store import Store
 from coach.store.models import USER_OWNED, Attempt, ReportRow, User
 from coach.timeutil import echo, validate_timezone
+from content import Catalog
 
 SETTING_FIELDS = ("timezone", "keep_answers", "leaderboard_opt_out", "reminders")
 REPORT_NOTE_MAX = 2000
@@ -18,7 +23,10 @@ def _settings(user: User) -> UserSettings:
     return UserSettings(user.user_id, user.timezone, user.keep_answers, user.leaderboard_opt_out, user.reminders)
 
 
-class AccountService(EngineBase):
+class AccountService:
+    def __init__(self, store: Store, catalog: Catalog, ledger: Ledger, now: Callable[[], datetime]):
+        self.store, self.catalog, self.ledger, self.now = store, catalog, ledger, now
+
     async def get_settings(self, user_id: int) -> UserSettings:
         async def work(db):
             user = await db.get(User, user_id)
@@ -42,7 +50,7 @@ class AccountService(EngineBase):
                 raise InvalidRequest(f"{flag} must be true or false")
 
         async def work(db):
-            user = await self.user_row(db, user_id)
+            user = await self.ledger.user_row(db, user_id)
             for name, value in changes.items():
                 setattr(user, name, value)
             if changes.get("keep_answers") is False:

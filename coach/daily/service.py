@@ -4,22 +4,26 @@
 from __future__ import annotations
 
 from datetime import date, datetime, time
+from typing import Callable
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from coach.catalog import bite_title, question_view, require_track
 from coach.daily.rules import (
     Candidate, choose_daily, daily_option_order, first_weekday_for_locale, format_time, parse_time, post_time_on,
     validate_schedule,
 )
-from coach.engine_base import EngineBase
 from coach.errors import InvalidRequest, NotFound
-from coach.quiz.rules import shown_index
-from coach.results import AnswerResult, DailyPick, DailyResults, DuePost, Schedule
+from coach.progress.ledger import Ledger
 from coach.progress.review import QUESTION, rating_for_answer
 from coach.progress.xp import XP_DAILY_CORRECT
+from coach.quiz.rules import shown_index
+from coach.results import AnswerResult, DailyPick, DailyResults, DuePost, Schedule
+from coach.store import Store
 from coach.store.models import DailyAnswer, DailyPickRow, DailySchedule
 from coach.timeutil import zone
+from content import Catalog
 
 
 def _schedule(row: DailySchedule) -> Schedule:
@@ -27,7 +31,10 @@ def _schedule(row: DailySchedule) -> Schedule:
                     row.week_start or 0)
 
 
-class DailyService(EngineBase):
+class DailyService:
+    def __init__(self, store: Store, catalog: Catalog, ledger: Ledger, now: Callable[[], datetime]):
+        self.store, self.catalog, self.ledger, self.now = store, catalog, ledger, now
+
     # -- schedule --------------------------------------------------------
     async def set_schedule(
         self, guild_id: int, channel_id: int, local_time: time | str, timezone: str, track: str,
@@ -40,7 +47,7 @@ class DailyService(EngineBase):
             at, tz = validate_schedule(local_time, timezone)
         except ValueError as error:
             raise InvalidRequest(str(error)) from None
-        if not self.require_track(track).questions:
+        if not require_track(self.catalog, track).questions:
             raise InvalidRequest(f"track {track!r} has no questions to post")
         if week_start is not None and (not isinstance(week_start, int) or not 0 <= week_start <= 6):
             raise InvalidRequest("week_start must be 0 (Monday) to 6 (Sunday)")
@@ -105,12 +112,12 @@ class DailyService(EngineBase):
 
     # -- the pick --------------------------------------------------------
     def _pick(self, row: DailyPickRow) -> DailyPick:
-        view = self.question_view(row.question_id, row.option_order, 0, 1)
+        view = question_view(self.catalog, row.question_id, row.option_order, 0, 1)
         if view is None:
             raise NotFound(f"question {row.question_id!r} of the {row.local_date} post is no longer in the catalog")
         return DailyPick(
             pick_id=row.id, guild_id=row.guild_id, local_date=row.local_date, track=row.track, bite_id=row.bite_id,
-            bite_title=self.bite_title(row.bite_id), question=view, sent=row.sent_at is not None,
+            bite_title=bite_title(self.catalog, row.bite_id), question=view, sent=row.sent_at is not None,
             message_ids=tuple(row.message_ids or ()),
         )
 
@@ -127,7 +134,7 @@ class DailyService(EngineBase):
             if row is not None:
                 return self._pick(row)
             chosen_track = track or await self._schedule_track(db, guild_id)
-            questions = self.require_track(chosen_track).questions
+            questions = require_track(self.catalog, chosen_track).questions
             candidates = [Candidate(q.bite_id, q.id) for q in questions]
             history_rows = await db.execute(
                 select(DailyPickRow.bite_id, DailyPickRow.question_id)
@@ -190,10 +197,10 @@ class DailyService(EngineBase):
             question = self.catalog.questions.get(row.question_id)
             if question is None:
                 return AnswerResult("not_found", 0, 1)
-            user = await self.user_row(db, user_id)  # serialises this user's writes
+            user = await self.ledger.user_row(db, user_id)  # serialises this user's writes
             common = dict(
                 correct_choice=shown_index(row.option_order, question.answer), explanation=question.explanation,
-                bite_id=question.bite_id, bite_title=self.bite_title(question.bite_id), finished=True,
+                bite_id=question.bite_id, bite_title=bite_title(self.catalog, question.bite_id), finished=True,
             )
             earlier = (
                 await db.execute(
@@ -206,7 +213,7 @@ class DailyService(EngineBase):
                 mine = earlier.answered_at > called_at
                 return AnswerResult(
                     "ok" if mine else "already_answered", 0, 1, correct=earlier.correct, choice=earlier.choice,
-                    xp_gained=await self.xp_for_keys(db, [xp_key]) if mine else 0, **common,
+                    xp_gained=await self.ledger.xp_for_keys(db, [xp_key]) if mine else 0, **common,
                 )
             if choice >= len(row.option_order):
                 raise InvalidRequest(f"choice must be 0-{len(row.option_order) - 1}")
@@ -214,9 +221,9 @@ class DailyService(EngineBase):
             db.add(DailyAnswer(guild_id=guild_id, local_date=local_date, user_id=user_id, choice=choice,
                                correct=correct, answered_at=self.now()))
             await db.flush()
-            xp = await self.credit_xp(db, user_id, guild_id, XP_DAILY_CORRECT if correct else 0, xp_key)
-            self.touch_streak(user)
-            due = await self.review_item(db, user_id, QUESTION, question.id, rating_for_answer(correct))
+            xp = await self.ledger.credit_xp(db, user_id, guild_id, XP_DAILY_CORRECT if correct else 0, xp_key)
+            self.ledger.touch_streak(user)
+            due = await self.ledger.review_item(db, user_id, QUESTION, question.id, rating_for_answer(correct))
             return AnswerResult("ok", 0, 1, correct=correct, choice=choice, xp_gained=xp, next_review=due, **common)
 
         try:

@@ -8,6 +8,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from coach.grading.cleaning import CleanAnswer, clean_answer
 from coach.grading.detectors import keyword_soup, looks_like_injection
@@ -17,6 +18,9 @@ from coach.grading.fit import GraderFit, load_fit, rubric_version
 from coach.grading.models import Grade, GradeError, GradeResult, OffTopic, Suggestion, Verdicts
 from coach.grading.scoring import score_answer
 from content import Bite, Catalog
+
+if TYPE_CHECKING:  # the pipeline stores through the progress service; it never needs it to grade
+    from coach.progress.service import ProgressService
 
 log = logging.getLogger(__name__)
 
@@ -83,15 +87,15 @@ class Grader:
         return (await self.grade_timed(spoken.transcript, bite_id, spoken=spoken)).result
 
     async def grade_and_record(
-        self, coach, user_id: int, guild_id: int, answer: str, bite_id: str | None = None, attempt_key: str | None = None,
-        *, spoken=None,
+        self, progress: ProgressService, user_id: int, guild_id: int, answer: str, bite_id: str | None = None,
+        attempt_key: str | None = None, *, spoken=None,
     ) -> GradeResult:
-        """Grade, then store the attempt (the coach keeps the text, typed or transcribed, only if the
-        user allowed it; a spoken answer's delivery figures are stored with it; audio never is)."""
+        """Grade, then store the attempt through `progress` (`Coach.progress`, which keeps the text,
+        typed or transcribed, only if the user allowed it; a spoken answer's delivery figures are stored with it; audio never is)."""
         outcome = await self.grade_timed(answer, bite_id, spoken=spoken)
         if isinstance(outcome.result, Grade):
             grade = outcome.result
-            await coach.record_attempt(
+            await progress.record_attempt(
                 user_id, guild_id, grade.bite_id, grade.score, grade.grader, outcome.latency_ms,
                 outcome.clean_text, attempt_key=attempt_key,
                 versions={"rubric_version": grade.rubric_version, "grader_version": grade.grader_version},

@@ -6,20 +6,24 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import date, datetime, time, timedelta, timezone
+from typing import Callable
 
 from sqlalchemy import and_, case, func, select
 
-from coach.engine_base import EngineBase
+from coach.catalog import bite_title, require_track
 from coach.history.rules import (
     DUE_DAYS_AHEAD, HISTORY_WEEKS, mastery, mastery_level, next_to_study, streak_calendar, week_start,
 )
+from coach.progress.ledger import Ledger
+from coach.progress.review import BITE, QUESTION
 from coach.quiz.rules import shown_index
 from coach.results import (
     BiteMastery, DayAnswers, DueDay, GuildWeek, MasteryMap, MissedBite, ProgressHistory, WeekPoint,
 )
-from coach.progress.review import BITE, QUESTION
+from coach.store import Store
 from coach.store.models import Attempt, DailyAnswer, DailyPickRow, DailySchedule, QuizAnswer, ReviewCard, User, XpEvent
 from coach.timeutil import zone
+from content import Catalog
 
 MOST_MISSED_SHOWN = 5
 LEADERS_SHOWN = 5
@@ -32,7 +36,10 @@ def local_midnight(day: date, tz) -> datetime:
     return datetime.combine(day, time(0), tzinfo=tz).astimezone(timezone.utc)
 
 
-class HistoryService(EngineBase):
+class HistoryService:
+    def __init__(self, store: Store, catalog: Catalog, ledger: Ledger, now: Callable[[], datetime]):
+        self.store, self.catalog, self.ledger, self.now = store, catalog, ledger, now
+
     async def progress_history(self, user_id: int, weeks: int = HISTORY_WEEKS,
                                days_ahead: int = DUE_DAYS_AHEAD) -> ProgressHistory:
         """The member's last `weeks` weeks (Monday to Sunday in their timezone, as the streak
@@ -108,7 +115,7 @@ class HistoryService(EngineBase):
                 weeks=tuple(WeekPoint(first + timedelta(weeks=i), **b) for i, b in enumerate(buckets)),
                 calendar=calendar,
                 due=tuple(DueDay(today + timedelta(days=i), n) for i, n in enumerate(due)),
-                streak=self.shown_streak(user),
+                streak=self.ledger.shown_streak(user),
             )
 
         return await self.store.read(work)
@@ -116,7 +123,7 @@ class HistoryService(EngineBase):
     async def mastery_map(self, user_id: int, track: str) -> MasteryMap:
         """How well the member knows every bite of `track` (quiz accuracy, best explanation,
         FSRS stability, `history.mastery`) and the bite to study next."""
-        found = self.require_track(track)
+        found = require_track(self.catalog, track)
         bite_ids = [b.id for b in found.bites]
         found_ids = set(bite_ids)
         question_bite = {q.id: q.bite_id for q in found.questions}
@@ -216,7 +223,7 @@ class HistoryService(EngineBase):
                 missed[bite][0] += int(n)
                 missed[bite][1] += int(wrong or 0)
 
-            leaders = await self.leader_rows(db, guild_id, since, until, LEADERS_SHOWN)
+            leaders = await self.ledger.leader_rows(db, guild_id, since, until, LEADERS_SHOWN)
             return tz_name, first_weekday, begin, end, picks, counts, missed, leaders
 
         tz_name, first_weekday, begin, end, picks, counts, missed, leaders = await self.store.read(work)
@@ -230,12 +237,12 @@ class HistoryService(EngineBase):
                 continue
             shown = counts.get(day, {})
             days.append(DayAnswers(
-                day, True, row.bite_id, self.bite_title(row.bite_id),
+                day, True, row.bite_id, bite_title(self.catalog, row.bite_id),
                 tuple(shown.get(i, 0) for i in range(len(row.option_order))),
                 shown_index(row.option_order, question.answer),
             ))
         ranked = sorted(
-            (MissedBite(bite, self.bite_title(bite), n, wrong) for bite, (n, wrong) in missed.items() if wrong > 0),
+            (MissedBite(bite, bite_title(self.catalog, bite), n, wrong) for bite, (n, wrong) in missed.items() if wrong > 0),
             key=lambda m: (-m.wrong, -m.wrong / m.answered, m.title),
         )
         return GuildWeek(

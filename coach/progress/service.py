@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Literal
+from datetime import datetime, timedelta
+from typing import Callable, Literal
 
 from sqlalchemy import case, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from coach.engine_base import EngineBase
+from coach.catalog import bite_title
 from coach.errors import InvalidRequest
-from coach.results import AttemptRecord, AttemptSummary, BiteAccuracy, DueList, LeaderRow, Reminder, Stats
+from coach.progress.ledger import Ledger
 from coach.progress.review import BITE, QUESTION, rating_for_grade
 from coach.progress.streaks import streak_at_risk
 from coach.progress.xp import explanation_xp
+from coach.results import AttemptRecord, AttemptSummary, BiteAccuracy, DueList, LeaderRow, Reminder, Stats
+from coach.store import Store
 from coach.store.models import Attempt, DeliveryRow, QuizAnswer, User, XpEvent
 from coach.timeutil import echo, zone
+from content import Catalog
 
 PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30), "all": None}
 REMINDER_LOCAL_HOUR = 18  # reminders go out from 18:00 in the user's timezone
 LAST_ATTEMPTS_SHOWN = 5
 
 
-class ProgressService(EngineBase):
+class ProgressService:
+    def __init__(self, store: Store, catalog: Catalog, ledger: Ledger, now: Callable[[], datetime]):
+        self.store, self.catalog, self.ledger, self.now = store, catalog, ledger, now
+
     async def record_attempt(
         self, user_id: int, guild_id: int, bite_id: str, score: int, grader: str, latency_ms: int,
         answer_text: str | None, attempt_key: str | None = None, *, versions: dict | None = None,
@@ -45,7 +51,7 @@ class ProgressService(EngineBase):
             return self._attempt_record(row, xp=0, duplicate=True) if row else None
 
         async def work(db):
-            user = await self.user_row(db, user_id)  # locks the user: one write per user at a time
+            user = await self.ledger.user_row(db, user_id)  # locks the user: one write per user at a time
             seen = await existing(db)
             if seen:
                 return seen
@@ -58,9 +64,9 @@ class ProgressService(EngineBase):
             await db.flush()
             if delivery is not None:
                 db.add(DeliveryRow(attempt_id=row.id, user_id=user_id, created_at=row.created_at, **delivery))
-            xp = await self.credit_xp(db, user_id, guild_id, explanation_xp(score), f"attempt:{row.id}")
-            self.touch_streak(user)
-            due = await self.review_item(db, user_id, BITE, bite_id, rating_for_grade(score))
+            xp = await self.ledger.credit_xp(db, user_id, guild_id, explanation_xp(score), f"attempt:{row.id}")
+            self.ledger.touch_streak(user)
+            due = await self.ledger.review_item(db, user_id, BITE, bite_id, rating_for_grade(score))
             return self._attempt_record(row, xp=xp, duplicate=False, next_review=due)
 
         try:
@@ -77,7 +83,7 @@ class ProgressService(EngineBase):
         )
 
     async def due(self, user_id: int) -> DueList:
-        items = await self.store.read(lambda db: self.due_items(db, user_id))
+        items = await self.store.read(lambda db: self.ledger.due_items(db, user_id))
         return DueList(
             questions=tuple(i for i in items if i.kind == QUESTION), bites=tuple(i for i in items if i.kind == BITE)
         )
@@ -99,7 +105,7 @@ class ProgressService(EngineBase):
             ).all()
             accuracy = tuple(
                 sorted(
-                    (BiteAccuracy(bite, self.bite_title(bite), int(n), int(right or 0)) for bite, n, right in by_bite),
+                    (BiteAccuracy(bite, bite_title(self.catalog, bite), int(n), int(right or 0)) for bite, n, right in by_bite),
                     key=lambda b: (b.accuracy, b.bite_id),
                 )
             )
@@ -112,14 +118,14 @@ class ProgressService(EngineBase):
             today = self.now().astimezone(zone(user.timezone)).date() if user else None
             return Stats(
                 user_id=user_id, xp_total=int(xp_total or 0), xp_guild=int(xp_guild or 0),
-                streak=self.shown_streak(user),
-                streak_at_risk=bool(user) and streak_at_risk(self.streak_state(user), today),
+                streak=self.ledger.shown_streak(user),
+                streak_at_risk=bool(user) and streak_at_risk(self.ledger.streak_state(user), today),
                 answered=sum(b.answered for b in accuracy), correct=sum(b.correct for b in accuracy),
                 accuracy_by_bite=accuracy,
                 last_attempts=tuple(
-                    AttemptSummary(a.bite_id, self.bite_title(a.bite_id), a.score, a.grader, a.created_at) for a in attempts
+                    AttemptSummary(a.bite_id, bite_title(self.catalog, a.bite_id), a.score, a.grader, a.created_at) for a in attempts
                 ),
-                reviews_due=len(await self.due_items(db, user_id)),
+                reviews_due=len(await self.ledger.due_items(db, user_id)),
             )
 
         return await self.store.read(work)
@@ -133,7 +139,7 @@ class ProgressService(EngineBase):
             raise InvalidRequest("period must be week, month or all")
         window = PERIODS[period]
         since = self.now() - window if window is not None else None
-        rows = await self.store.read(lambda db: self.leader_rows(db, guild_id, since, None, limit, strictly_after=True))
+        rows = await self.store.read(lambda db: self.ledger.leader_rows(db, guild_id, since, None, limit, strictly_after=True))
         return list(rows)
 
     async def reminders_due(self) -> list[Reminder]:
@@ -149,8 +155,8 @@ class ProgressService(EngineBase):
                 today = local_now.date()
                 if local_now.hour < REMINDER_LOCAL_HOUR or user.last_reminder_on == today:
                     continue
-                due = len(await self.due_items(db, user.user_id))
-                at_risk = streak_at_risk(self.streak_state(user), today)
+                due = len(await self.ledger.due_items(db, user.user_id))
+                at_risk = streak_at_risk(self.ledger.streak_state(user), today)
                 if not due and not at_risk:
                     continue
                 claimed = await db.execute(
@@ -160,7 +166,7 @@ class ProgressService(EngineBase):
                     .values(last_reminder_on=today)
                 )
                 if claimed.rowcount:
-                    out.append(Reminder(user.user_id, today, due, self.shown_streak(user), at_risk))
+                    out.append(Reminder(user.user_id, today, due, self.ledger.shown_streak(user), at_risk))
             return out
 
         return await self.store.run(work)

@@ -6,24 +6,29 @@ active session per (user, guild) is enforced by a partial unique index.
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections import Counter
+from datetime import datetime, timedelta
+from typing import Callable
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from coach.engine_base import EngineBase
+from coach.catalog import bite_title, question_view, require_track
 from coach.errors import InvalidRequest, NotFound, NotOwner
-from coach.quiz.rules import DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, draw_questions, shown_index, shuffled_order
-
-BITE_QUIZ_COUNT = 5  # "Quiz me" on a bite: a short session
-from coach.results import AnswerResult, QuizState, StartResult, Summary, WeakBite
+from coach.progress.ledger import Ledger
 from coach.progress.review import BITE, QUESTION, rating_for_answer
 from coach.progress.xp import XP_CORRECT_ANSWER, XP_FINISH_BONUS
+from coach.quiz.rules import DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, draw_questions, shown_index, shuffled_order
+from coach.results import AnswerResult, QuizState, StartResult, Summary, WeakBite
+from coach.store import Store
 from coach.store.models import ACTIVE, QuizAnswer, QuizSession, ReviewCard
+from content import Catalog
 
 REVIEW_TRACK = "review"
+BITE_QUIZ_COUNT = 5  # "Quiz me" on a bite: a short session
 FINISHED, ABANDONED, EXPIRED = "finished", "abandoned", "expired"
 
 
@@ -35,13 +40,20 @@ def _finish_key(session_id: int) -> str:
     return f"quiz:{session_id}:finish"
 
 
-class QuizService(EngineBase):
+class QuizService:
+    def __init__(self, store: Store, catalog: Catalog, ledger: Ledger, now: Callable[[], datetime],
+                 rng: random.Random, session_expiry: timedelta):
+        self.store, self.catalog, self.ledger, self.now = store, catalog, ledger, now
+        self.rng = rng  # draws and option orders (seeded in tests)
+        self.session_expiry = session_expiry
+
     # -- reading ---------------------------------------------------------
     def quiz_state(self, row: QuizSession) -> QuizState:
         total = len(row.question_ids)
         view = None
         if row.position < total:
-            view = self.question_view(row.question_ids[row.position], row.option_orders[row.position], row.position, total)
+            view = question_view(self.catalog, row.question_ids[row.position], row.option_orders[row.position],
+                                 row.position, total)
         return QuizState(
             session_id=row.id, user_id=row.user_id, guild_id=row.guild_id, track=row.track, kind=row.kind,
             status=row.status, position=row.position, total=total, correct=row.correct_count, question=view,
@@ -87,7 +99,7 @@ class QuizService(EngineBase):
         if track == REVIEW_TRACK:
             return await self.start_review(user_id, guild_id, count)
         self._check_count(count)
-        pool = [q.id for q in self.require_track(track).questions]
+        pool = [q.id for q in require_track(self.catalog, track).questions]
         if not pool:
             raise InvalidRequest(f"track {track!r} has no questions yet")
 
@@ -126,7 +138,7 @@ class QuizService(EngineBase):
         """A session over the user's due question cards (most overdue first); due
         bite cards come back in `explain_again`. Nothing due: both session fields None."""
         self._check_count(count)
-        due = await self.store.read(lambda db: self.due_items(db, user_id))
+        due = await self.store.read(lambda db: self.ledger.due_items(db, user_id))
         questions = [item.item_id for item in due if item.kind == QUESTION][:count]
         explain_again = tuple(item for item in due if item.kind == BITE)
         if not questions:
@@ -225,18 +237,18 @@ class QuizService(EngineBase):
         row.position = position + 1
         row.correct_count += int(correct)
         row.updated_at = now
-        xp = await self.credit_xp(db, row.user_id, row.guild_id, XP_CORRECT_ANSWER if correct else 0,
+        xp = await self.ledger.credit_xp(db, row.user_id, row.guild_id, XP_CORRECT_ANSWER if correct else 0,
                                   _answer_key(row.id, position))
-        user = await self.user_row(db, row.user_id)
-        self.touch_streak(user)
-        next_review = await self.review_item(db, row.user_id, QUESTION, question.id, rating_for_answer(correct))
+        user = await self.ledger.user_row(db, row.user_id)
+        self.ledger.touch_streak(user)
+        next_review = await self.ledger.review_item(db, row.user_id, QUESTION, question.id, rating_for_answer(correct))
         bonus = 0
         if row.position == total:
             row.status, row.finished_at = FINISHED, now
-            bonus = await self.credit_xp(db, row.user_id, row.guild_id, XP_FINISH_BONUS, _finish_key(row.id))
+            bonus = await self.ledger.credit_xp(db, row.user_id, row.guild_id, XP_FINISH_BONUS, _finish_key(row.id))
         return AnswerResult(
             "ok", position, total, correct=correct, choice=choice, correct_choice=shown_index(order, question.answer),
-            explanation=question.explanation, bite_id=question.bite_id, bite_title=self.bite_title(question.bite_id),
+            explanation=question.explanation, bite_id=question.bite_id, bite_title=bite_title(self.catalog, question.bite_id),
             xp_gained=xp, bonus_xp=bonus, finished=row.position == total, next_review=next_review,
         )
 
@@ -252,13 +264,13 @@ class QuizService(EngineBase):
         question = self.catalog.questions.get(stored.question_id)
         order = row.option_orders[position]
         mine = stored.request_id == request_id
-        xp = await self.xp_for_keys(db, [_answer_key(row.id, position)]) if mine else 0
-        bonus = await self.xp_for_keys(db, [_finish_key(row.id)]) if mine and position == total - 1 else 0
+        xp = await self.ledger.xp_for_keys(db, [_answer_key(row.id, position)]) if mine else 0
+        bonus = await self.ledger.xp_for_keys(db, [_finish_key(row.id)]) if mine and position == total - 1 else 0
         return AnswerResult(
             "ok" if mine else "already_answered", position, total, correct=stored.correct, choice=stored.choice,
             correct_choice=shown_index(order, question.answer) if question else None,
             explanation=question.explanation if question else None, bite_id=stored.bite_id,
-            bite_title=self.bite_title(stored.bite_id), xp_gained=xp, bonus_xp=bonus,
+            bite_title=bite_title(self.catalog, stored.bite_id), xp_gained=xp, bonus_xp=bonus,
             finished=row.position >= total,
         )
 
@@ -275,18 +287,18 @@ class QuizService(EngineBase):
                 row.status, row.finished_at, row.updated_at = FINISHED, self.now(), self.now()
             answers = (await db.execute(select(QuizAnswer).where(QuizAnswer.session_id == row.id))).scalars().all()
             keys = [_answer_key(row.id, a.question_index) for a in answers]
-            xp_answers = await self.xp_for_keys(db, keys)
-            bonus = await self.xp_for_keys(db, [_finish_key(row.id)])
+            xp_answers = await self.ledger.xp_for_keys(db, keys)
+            bonus = await self.ledger.xp_for_keys(db, [_finish_key(row.id)])
             wrong = Counter(a.bite_id for a in answers if not a.correct)
             weakest = tuple(
-                WeakBite(bite_id, self.bite_title(bite_id), n)
+                WeakBite(bite_id, bite_title(self.catalog, bite_id), n)
                 for bite_id, n in sorted(wrong.items(), key=lambda kv: (-kv[1], kv[0]))
             )
-            user = await self.user_row(db, row.user_id, lock=False)
+            user = await self.ledger.user_row(db, row.user_id, lock=False)
             return Summary(
                 session_id=row.id, status=row.status, score=sum(a.correct for a in answers), answered=len(answers),
                 total=len(row.question_ids), xp_earned=xp_answers + bonus, bonus_xp=bonus,
-                streak=self.shown_streak(user), weakest_bites=weakest, reviews_due=len(await self.due_items(db, row.user_id)),
+                streak=self.ledger.shown_streak(user), weakest_bites=weakest, reviews_due=len(await self.ledger.due_items(db, row.user_id)),
             )
 
         return await self.store.run(work)

@@ -34,15 +34,15 @@ async def seed(url: str) -> None:
     store = Store(url)
     await store.upgrade()
     coach = Coach(store, load_catalog(TRACKS), load_settings(_env_file=None), clock=lambda: moment)
-    await coach.set_schedule(GUILD, 5, "09:00", "UTC", "inference", week_start=0)
+    await coach.daily.set_schedule(GUILD, 5, "09:00", "UTC", "inference", week_start=0)
     for offset in range(2):
         day = MONDAY + timedelta(days=offset)
         moment = datetime.combine(day, datetime.min.time(), tzinfo=timezone.utc) + timedelta(hours=10)
-        pick = await coach.pick_daily(GUILD, day)
+        pick = await coach.daily.pick_daily(GUILD, day)
         question = coach.catalog.questions[pick.question.question_id]
         right = pick.question.options.index(question.options[question.answer])
-        await coach.record_daily_answer(GUILD, day, USER, right)
-        await coach.record_daily_answer(GUILD, day, OTHER, (right + 1) % 4)
+        await coach.daily.record_daily_answer(GUILD, day, USER, right)
+        await coach.daily.record_daily_answer(GUILD, day, OTHER, (right + 1) % 4)
     await store.dispose()
 
 

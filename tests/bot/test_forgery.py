@@ -32,14 +32,14 @@ def world(tmp_path_factory):
     coach = services.coach
 
     async def setup():
-        started = await coach.start_quiz(ALICE.user_id, ALICE.guild_id, "inference", 5)
+        started = await coach.quiz.start_quiz(ALICE.user_id, ALICE.guild_id, "inference", 5)
         session = started.session.session_id
-        await coach.answer(ALICE.user_id, session, 0, 1)
-        await coach.set_schedule(ALICE.guild_id, 42, "00:00", "UTC", "inference")
+        await coach.quiz.answer(ALICE.user_id, session, 0, 1)
+        await coach.daily.set_schedule(ALICE.guild_id, 42, "00:00", "UTC", "inference")
         today = coach.now().date()
-        await coach.pick_daily(ALICE.guild_id, today, "inference")
-        await coach.record_daily_answer(ALICE.guild_id, today, ALICE.user_id, 2)
-        baseline = await coach.stats(ALICE.user_id, ALICE.guild_id)
+        await coach.daily.pick_daily(ALICE.guild_id, today, "inference")
+        await coach.daily.record_daily_answer(ALICE.guild_id, today, ALICE.user_id, 2)
+        baseline = await coach.progress.stats(ALICE.user_id, ALICE.guild_id)
         return session, today, (baseline.answered, baseline.xp_total)
 
     session, today, alice_baseline = loop.run_until_complete(setup())
@@ -77,16 +77,16 @@ def test_forged_custom_ids_change_nothing_of_anyone_else(world, data):
     coach = services.coach
 
     async def press_and_check():
-        before = await coach.get_session(session)
+        before = await coach.quiz.get_session(session)
         reply = await handlers.press(actor, custom_id)
         assert limits.problems(reply) == [], (custom_id, reply)
-        after = await coach.get_session(session)
+        after = await coach.quiz.get_session(session)
         assert (after.status, after.position, after.correct) == (before.status, before.position, before.correct)
-        schedule = await coach.get_schedule(ALICE.guild_id)
+        schedule = await coach.daily.get_schedule(ALICE.guild_id)
         assert (schedule.channel_id, schedule.enabled) == (42, True)
-        alice = await coach.stats(ALICE.user_id, ALICE.guild_id)
+        alice = await coach.progress.stats(ALICE.user_id, ALICE.guild_id)
         assert (alice.answered, alice.xp_total) == alice_baseline, "alice's progress is untouched"
-        mallory = await coach.stats(MALLORY.user_id, MALLORY.guild_id)
+        mallory = await coach.progress.stats(MALLORY.user_id, MALLORY.guild_id)
         # mallory can only ever answer the daily question in alice's guild, once
         assert mallory.xp_total <= 10 and mallory.answered <= 1
 

@@ -16,7 +16,7 @@ def test_reports_lists_a_filed_report(tmp_path):
     async def file_one():
         services = await build_services(Settings(database_url=url, data_dir=tmp_path))
         try:
-            await services.coach.report(7, 9, "kv-cache-q1", "option B reads as right too")
+            await services.coach.account.report(7, 9, "kv-cache-q1", "option B reads as right too")
         finally:
             await services.close()
 

@@ -15,7 +15,7 @@ async def answer_one_wrong(fake, user, guild, bot):
     """Start a quiz and answer its first question wrongly; returns the quiz message."""
     message = await run(fake, user, guild, "quiz", options={"count": 5})
     session = int(button(message, "A")["custom_id"].split(":")[1])
-    state = await bot.services.coach.get_session(session)
+    state = await bot.services.coach.quiz.get_session(session)
     question = bot.services.catalog.questions[state.question.question_id]
     right = state.question.options.index(question.options[question.answer])
     wrong = "ABCD"[(right + 1) % 4]
@@ -49,7 +49,7 @@ async def test_leaderboard_and_review(harness, fake):
     await answer_one_wrong(fake, bob, guild, bot)
     message = await run(fake, alice, guild, "quiz", options={"count": 5})
     session = int(button(message, "A")["custom_id"].split(":")[1])
-    state = await bot.services.coach.get_session(session)
+    state = await bot.services.coach.quiz.get_session(session)
     question = bot.services.catalog.questions[state.question.question_id]
     right = "ABCD"[state.question.options.index(question.options[question.answer])]
     await fake.reply(await fake.click(alice, message, button(message, right)["custom_id"]))
@@ -83,7 +83,7 @@ async def test_report_this_question_is_stored(harness, fake):
     thanks = await fake.reply(await fake.submit(user, modal["custom_id"], {"note": "Option B is also right."},
                                                 guild=guild))
     assert "Thanks" in thanks["content"]
-    (report,) = await bot.services.coach.list_reports()
+    (report,) = await bot.services.coach.account.list_reports()
     assert report.note == "Option B is also right." and report.user_id == int(user["id"])
     assert modal["custom_id"].endswith(report.item_id)
 

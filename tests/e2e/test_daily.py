@@ -31,7 +31,7 @@ async def test_daily_set_is_for_admins_and_posts_once_across_a_restart(harness, 
 
     _, refusal = await set_daily(fake, guild, member, admin=False)
     assert "Manage Server" in refusal
-    assert await bot.services.coach.get_schedule(int(guild["id"])) is None, "nothing stored for a member"
+    assert await bot.services.coach.daily.get_schedule(int(guild["id"])) is None, "nothing stored for a member"
 
     channel, confirmation = await set_daily(fake, guild, admin)
     assert f"<#{channel['id']}>" in confirmation and "00:00 UTC" in confirmation
@@ -64,16 +64,16 @@ async def test_crash_between_send_and_record_is_deduplicated_by_nonce(harness, f
     guild, admin = fake.add_guild(), fake.add_user("admin")
     channel, _ = await set_daily(fake, guild, admin)
     coach = bot.services.coach
-    (due,) = await coach.due_posts()
+    (due,) = await coach.daily.due_posts()
     # What a bot killed right after Discord accepted the post had done: picked, sent, not recorded.
-    pick = await coach.pick_daily(due.schedule.guild_id, due.local_date, due.schedule.track)
+    pick = await coach.daily.pick_daily(due.schedule.guild_id, due.local_date, due.schedule.track)
     await bot.send_post(int(channel["id"]), render.daily_post(pick, bot.services.catalog.bites[pick.bite_id]), pick.nonce)
     await harness.stop(bot)
 
     restarted = await harness.start()
     await restarted.poster.run_once()
     assert len(fake.channel_messages(channel["id"])) == 1, "Discord dropped the resend by its nonce"
-    assert await restarted.services.coach.due_posts() == [], "and the post is now recorded as sent"
+    assert await restarted.services.coach.daily.due_posts() == [], "and the post is now recorded as sent"
 
 
 async def test_next_post_shows_how_the_server_answered_yesterday(harness, fake):
@@ -117,4 +117,4 @@ async def test_lost_channel_access_warns_the_owner_once_and_does_not_crash(harne
     assert len(dm_posts) == 1 and "missing permission" in dm_posts[0].body["content"]
     dm_channel = fake.channels[int(dm_posts[0].path.split("/")[-2])]
     assert dm_channel["recipients"][0]["id"] == fake.owner_user["id"]
-    assert await bot.services.coach.due_posts(), "still due: it goes out once access is back (tomorrow)"
+    assert await bot.services.coach.daily.due_posts(), "still due: it goes out once access is back (tomorrow)"

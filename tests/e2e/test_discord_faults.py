@@ -69,7 +69,7 @@ async def test_expired_token_loses_the_reply_but_not_the_attempt(harness, fake):
     fake.advance(16 * 60)
     await record.wait(lambda r: any(what == "expired token" for what, *_ in r.rejected), timeout=60)
     assert not record.followups and not record.edits
-    stats = await bot.services.coach.stats(int(user["id"]), int(guild["id"]))
+    stats = await bot.services.coach.progress.stats(int(user["id"]), int(guild["id"]))
     assert [a.bite_id for a in stats.last_attempts] == ["kv-cache"], "the graded attempt is stored once"
 
     # the bot carries on with the next interaction

@@ -27,7 +27,7 @@ async def test_every_admin_command_refuses_members(harness, fake):
                          ("preview", {})]:
         record = await fake.slash(member, "daily", guild=guild, subcommand=sub, options=options)
         assert "Manage Server" in await reply_text(fake, record), sub
-    assert await bot.services.coach.get_schedule(int(guild["id"])) is None
+    assert await bot.services.coach.daily.get_schedule(int(guild["id"])) is None
     assert not fake.channel_messages(channel["id"])
     # the command is also hidden from members by default
     daily = fake.command("daily")
@@ -48,16 +48,16 @@ async def test_forged_quiz_ids_cannot_touch_another_users_session(harness, fake)
         # a crafted payload: the forged id sits on the message, as a modified client could claim
         record = await fake.click(mallory, forge(message, custom_id), custom_id)
         await fake.reply(record)
-    state = await bot.services.coach.get_session(session_id)
+    state = await bot.services.coach.quiz.get_session(session_id)
     assert state.active and state.position == 0, "alice's session is untouched"
-    mallory_stats = await bot.services.coach.stats(int(mallory["id"]), int(guild["id"]))
+    mallory_stats = await bot.services.coach.progress.stats(int(mallory["id"]), int(guild["id"]))
     assert mallory_stats.xp_total == 0 and mallory_stats.answered == 0
 
     # alice's own double click counts once
     for _ in range(2):
         record = await fake.click(alice, message, answer_id)
         await fake.reply(record)
-    alice_stats = await bot.services.coach.stats(int(alice["id"]), int(guild["id"]))
+    alice_stats = await bot.services.coach.progress.stats(int(alice["id"]), int(guild["id"]))
     assert alice_stats.answered == 1 and alice_stats.xp_total in (0, 10)
 
 

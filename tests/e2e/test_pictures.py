@@ -37,7 +37,7 @@ def picture(fake, message, filename):
 async def answer_first(fake, bot, user, guild, right: bool):
     message = await run(fake, user, guild, "quiz", options={"count": 5})
     session = int(button(message, "A")["custom_id"].split(":")[1])
-    state = await bot.services.coach.get_session(session)
+    state = await bot.services.coach.quiz.get_session(session)
     question = bot.services.catalog.questions[state.question.question_id]
     index = state.question.options.index(question.options[question.answer])
     letter = "ABCD"[index if right else (index + 1) % 4]
@@ -88,7 +88,7 @@ async def test_the_weekly_picture_goes_with_the_post_on_the_servers_first_day(ha
 
     alice, bob, carol = fake.add_user("alice"), fake.add_user("bob"), fake.add_user("carol")
     fake.set_nick(guild, alice, "アリス ✨")
-    state = await bot.services.coach.pick_daily(int(guild["id"]), clock.moment.date())
+    state = await bot.services.coach.daily.pick_daily(int(guild["id"]), clock.moment.date())
     question = bot.services.catalog.questions[state.question.question_id]
     right = "ABCD"[state.question.options.index(question.options[question.answer])]
     wrong = "ABCD"[("ABCD".index(right) + 1) % 4]
@@ -123,7 +123,7 @@ async def test_without_attach_files_the_post_goes_without_its_picture_and_the_ow
     confirmation = await run(fake, admin, guild, "daily", subcommand="set", admin=True,
                              options={"channel": channel, "time": "09:00", "timezone": "UTC", "week_starts": "monday"})
     assert "Monday's post also shows the server's week" in confirmation["content"]
-    assert (await bot.services.coach.get_schedule(int(guild["id"]))).week_start == 0
+    assert (await bot.services.coach.daily.get_schedule(int(guild["id"]))).week_start == 0
     fake.deny_attachments(channel["id"])
     assert await bot.poster.run_once() == 1
     (post,) = fake.channel_messages(channel["id"])

@@ -140,9 +140,9 @@ def test_compare_also_regrades_stored_attempts_whose_text_was_kept(env, capsys, 
         async with Store(f"sqlite+aiosqlite:///{tmp_path / 'coach.db'}") as store:
             await store.upgrade()
             coach = Coach(store, shipped_catalog, load_settings(_env_file=None))
-            await coach.update_settings(1, keep_answers=True)
-            await coach.record_attempt(1, 9, "streaming-inference", 3, "embedding", 40, kept_answer)
-            await coach.record_attempt(2, 9, "streaming-inference", 1, "embedding", 40, "not kept: user 2 never opted in")
+            await coach.account.update_settings(1, keep_answers=True)
+            await coach.progress.record_attempt(1, 9, "streaming-inference", 3, "embedding", 40, kept_answer)
+            await coach.progress.record_attempt(2, 9, "streaming-inference", 1, "embedding", 40, "not kept: user 2 never opted in")
 
     asyncio.run(store_attempts())
     with ThreadedFakeLLM() as candidate:

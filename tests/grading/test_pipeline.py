@@ -135,9 +135,9 @@ async def test_grade_and_record_stores_the_attempt_without_text_by_default(demo_
     async with Store(f"sqlite+aiosqlite:///{tmp_path / 'coach.db'}") as store:
         await store.upgrade()
         coach = Coach(store, demo_catalog, load_settings(_env_file=None))
-        grade = await demo_grader.grade_and_record(coach, 11, 22, STRONG_KV, "kv-cache", attempt_key="a-1")
-        again = await demo_grader.grade_and_record(coach, 11, 22, STRONG_KV, "kv-cache", attempt_key="a-1")
-        empty = await demo_grader.grade_and_record(coach, 11, 22, "   ", "kv-cache")
+        grade = await demo_grader.grade_and_record(coach.progress, 11, 22, STRONG_KV, "kv-cache", attempt_key="a-1")
+        again = await demo_grader.grade_and_record(coach.progress, 11, 22, STRONG_KV, "kv-cache", attempt_key="a-1")
+        empty = await demo_grader.grade_and_record(coach.progress, 11, 22, "   ", "kv-cache")
 
         async def attempts(db):
             return (await db.execute(select(Attempt))).scalars().all()

@@ -22,7 +22,7 @@ async def schedule_daily_post(bots, guild_id: int, channel_id: int) -> str:
         await store.upgrade()
         catalog = default_catalog()
         track = next(iter(catalog.tracks))
-        await Coach(store, catalog, settings).set_schedule(guild_id, channel_id, "00:00", "UTC", track)
+        await Coach(store, catalog, settings).daily.set_schedule(guild_id, channel_id, "00:00", "UTC", track)
     finally:
         await store.dispose()
     return track

@@ -65,8 +65,8 @@ async def test_storage_follows_keep_answers_and_forget_erases_the_figures(store,
                                                                            kv_spoken, keep):
     coach = Coach(store, shipped_catalog, load_settings(_env_file=None), clock=Clock(), rng_seed=1,
                   enable_fuzzing=False)
-    await coach.update_settings(USER, keep_answers=keep)
-    grade = await shipped_grader.grade_and_record(coach, USER, GUILD, kv_spoken.transcript, "kv-cache",
+    await coach.account.update_settings(USER, keep_answers=keep)
+    grade = await shipped_grader.grade_and_record(coach.progress, USER, GUILD, kv_spoken.transcript, "kv-cache",
                                                   spoken=kv_spoken)
     attempt = await store.run(lambda db: db.scalar(select(Attempt).where(Attempt.user_id == USER)))
     assert attempt.score == grade.score
@@ -78,9 +78,9 @@ async def test_storage_follows_keep_answers_and_forget_erases_the_figures(store,
     assert all(not isinstance(v, bytes) for v in stored.values())
 
     if keep:
-        await coach.update_settings(USER, keep_answers=False)  # turning it off erases the kept transcript
+        await coach.account.update_settings(USER, keep_answers=False)  # turning it off erases the kept transcript
         assert await store.run(lambda db: db.scalar(select(Attempt.answer_text).where(Attempt.id == attempt.id))) is None
-    assert await coach.forget(USER) >= 3
+    assert await coach.account.forget(USER) >= 3
     assert await store.run(lambda db: db.scalar(select(DeliveryRow).where(DeliveryRow.user_id == USER))) is None
 
 
@@ -147,12 +147,12 @@ async def test_migration_0005_adds_and_removes_the_deliveries_table(empty_databa
     async with Store(empty_database_url) as store:
         await store.upgrade()
         coach = Coach(store, shipped_catalog, load_settings(_env_file=None), clock=Clock(), rng_seed=1)
-        await coach.record_attempt(USER, GUILD, "kv-cache", 3, "embedding", 5, None, delivery=figures)
+        await coach.progress.record_attempt(USER, GUILD, "kv-cache", 3, "embedding", 5, None, delivery=figures)
         await migrate(store, "downgrade", "0004")  # back: the figures go, the attempt stays
         assert "deliveries" not in await tables(store)
         assert await store.run(lambda db: db.scalar(select(Attempt.score))) == 3
         await store.upgrade()
         assert await store.current_revision() == head_revision() and "deliveries" in await tables(store)
-        await coach.record_attempt(USER, GUILD, "kv-cache", 2, "embedding", 5, None, delivery=figures)
+        await coach.progress.record_attempt(USER, GUILD, "kv-cache", 2, "embedding", 5, None, delivery=figures)
         rows = await store.run(lambda db: db.execute(select(DeliveryRow.wpm, DeliveryRow.opens_with_core_point)))
         assert [tuple(r) for r in rows.all()] == [(150.0, False)]

@@ -20,112 +20,112 @@ DAY = date(2026, 3, 2)
 
 
 async def test_schedule_set_get_disable(coach):
-    schedule = await coach.set_schedule(GUILD, CHANNEL, "08:15", "Europe/Paris", "demo")
+    schedule = await coach.daily.set_schedule(GUILD, CHANNEL, "08:15", "Europe/Paris", "demo")
     assert (schedule.local_time, schedule.timezone, schedule.enabled) == (time(8, 15), "Europe/Paris", True)
-    assert await coach.get_schedule(GUILD) == schedule
-    moved = await coach.set_schedule(GUILD, CHANNEL + 1, time(20, 0), "UTC", "demo")
-    assert moved.channel_id == CHANNEL + 1 and (await coach.get_schedule(GUILD)).local_time == time(20, 0)
-    assert await coach.disable_schedule(GUILD) is True
-    assert (await coach.get_schedule(GUILD)).enabled is False
-    assert await coach.disable_schedule(GUILD2) is False and await coach.get_schedule(GUILD2) is None
+    assert await coach.daily.get_schedule(GUILD) == schedule
+    moved = await coach.daily.set_schedule(GUILD, CHANNEL + 1, time(20, 0), "UTC", "demo")
+    assert moved.channel_id == CHANNEL + 1 and (await coach.daily.get_schedule(GUILD)).local_time == time(20, 0)
+    assert await coach.daily.disable_schedule(GUILD) is True
+    assert (await coach.daily.get_schedule(GUILD)).enabled is False
+    assert await coach.daily.disable_schedule(GUILD2) is False and await coach.daily.get_schedule(GUILD2) is None
 
 
 @pytest.mark.parametrize("args", [("25:00", "UTC", "demo"), ("09:00", "Nowhere/City", "demo"), ("09:00", "UTC", "nope")])
 async def test_bad_schedules_are_refused(coach, args):
     with pytest.raises(InvalidRequest):
-        await coach.set_schedule(GUILD, CHANNEL, *args)
+        await coach.daily.set_schedule(GUILD, CHANNEL, *args)
 
 
 async def test_due_posts_once_the_local_time_passes_until_sent(coach):
-    await coach.set_schedule(GUILD, CHANNEL, "09:00", "America/New_York", "demo")
-    await coach.set_schedule(GUILD2, CHANNEL, "09:00", "Asia/Tokyo", "demo")
+    await coach.daily.set_schedule(GUILD, CHANNEL, "09:00", "America/New_York", "demo")
+    await coach.daily.set_schedule(GUILD2, CHANNEL, "09:00", "Asia/Tokyo", "demo")
     before = datetime(2026, 3, 2, 13, 59, tzinfo=timezone.utc)  # 08:59 New York, 22:59 Tokyo
-    due = await coach.due_posts(before)
+    due = await coach.daily.due_posts(before)
     assert [(d.schedule.guild_id, d.local_date) for d in due] == [(GUILD2, DAY)]
     after = before + timedelta(minutes=1)
-    due = {d.schedule.guild_id: d for d in await coach.due_posts(after)}
+    due = {d.schedule.guild_id: d for d in await coach.daily.due_posts(after)}
     assert set(due) == {GUILD, GUILD2} and due[GUILD].post_at == after
-    pick = await coach.pick_daily(GUILD, DAY)
+    pick = await coach.daily.pick_daily(GUILD, DAY)
     assert not pick.sent
-    await coach.mark_daily_sent(GUILD, DAY, [1, 2])
-    assert [d.schedule.guild_id for d in await coach.due_posts(after)] == [GUILD2]
-    await coach.disable_schedule(GUILD2)
-    assert await coach.due_posts(after) == []
+    await coach.daily.mark_daily_sent(GUILD, DAY, [1, 2])
+    assert [d.schedule.guild_id for d in await coach.daily.due_posts(after)] == [GUILD2]
+    await coach.daily.disable_schedule(GUILD2)
+    assert await coach.daily.due_posts(after) == []
 
 
 async def test_pick_is_idempotent_and_recorded_before_sending(coach, store):
-    await coach.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo")
-    first = await coach.pick_daily(GUILD, DAY)
-    assert first == await coach.pick_daily(GUILD, DAY)
+    await coach.daily.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo")
+    first = await coach.daily.pick_daily(GUILD, DAY)
+    assert first == await coach.daily.pick_daily(GUILD, DAY)
     assert first.nonce == f"daily-{first.pick_id}" and len(first.nonce) <= 25
-    concurrent = await asyncio.gather(*(coach.pick_daily(GUILD2, DAY, track="demo") for _ in range(4)))
+    concurrent = await asyncio.gather(*(coach.daily.pick_daily(GUILD2, DAY, track="demo") for _ in range(4)))
     assert len({p.pick_id for p in concurrent}) == 1
-    sent = await coach.mark_daily_sent(GUILD, DAY, [555])
+    sent = await coach.daily.mark_daily_sent(GUILD, DAY, [555])
     assert sent.sent and sent.message_ids == (555,)
-    assert (await coach.mark_daily_sent(GUILD, DAY, [999])).message_ids == (555,)  # first call wins
-    assert (await coach.pick_daily(GUILD, DAY)).sent
+    assert (await coach.daily.mark_daily_sent(GUILD, DAY, [999])).message_ids == (555,)  # first call wins
+    assert (await coach.daily.pick_daily(GUILD, DAY)).sent
     with pytest.raises(NotFound):
-        await coach.mark_daily_sent(GUILD, DAY + timedelta(days=1), [1])
+        await coach.daily.mark_daily_sent(GUILD, DAY + timedelta(days=1), [1])
     with pytest.raises(NotFound):
-        await coach.pick_daily(424242, DAY)  # no schedule and no track
+        await coach.daily.pick_daily(424242, DAY)  # no schedule and no track
 
 
 async def test_rotation_covers_the_whole_track_without_repeats(store, settings, clock, tmp_path):
     catalog = make_catalog(tmp_path, {"rot": {"r-a": 3, "r-b": 1, "r-c": 2, "r-d": 1, "r-e": 1}})  # 5 bites, 8 questions
     coach = Coach(store, catalog, settings, clock=clock, enable_fuzzing=False)
-    await coach.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "rot")
-    picks = [await coach.pick_daily(GUILD, DAY + timedelta(days=n)) for n in range(16)]
+    await coach.daily.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "rot")
+    picks = [await coach.daily.pick_daily(GUILD, DAY + timedelta(days=n)) for n in range(16)]
     bites = [p.bite_id for p in picks]
     questions = [p.question.question_id for p in picks]
     assert len(set(bites[:5])) == 5  # no bite twice before every bite had a day
     assert len(set(questions[:8])) == 8  # no question twice before the track is exhausted
     assert sorted(questions[8:16]) == sorted(catalog.questions)  # then a second full round
-    other = [(await coach.pick_daily(GUILD2, DAY + timedelta(days=n), track="rot")).question.question_id for n in range(8)]
+    other = [(await coach.daily.pick_daily(GUILD2, DAY + timedelta(days=n), track="rot")).question.question_id for n in range(8)]
     assert sorted(other) == sorted(catalog.questions)  # each guild has its own rotation
 
 
 async def test_same_pick_after_restart(database_url, catalog, settings, clock):
     async with Store(database_url) as first_store:
-        first = await Coach(first_store, catalog, settings, clock=clock).pick_daily(GUILD, DAY, track="demo")
+        first = await Coach(first_store, catalog, settings, clock=clock).daily.pick_daily(GUILD, DAY, track="demo")
     async with Store(database_url) as second_store:
-        second = await Coach(second_store, catalog, settings, clock=clock, rng_seed=1).pick_daily(GUILD, DAY)
+        second = await Coach(second_store, catalog, settings, clock=clock, rng_seed=1).daily.pick_daily(GUILD, DAY)
     assert first == second
 
 
 async def test_daily_answers_count_once_per_member_and_results_show_shares(coach, store):
-    await coach.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo")
-    pick = await coach.pick_daily(GUILD, DAY)
+    await coach.daily.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo")
+    pick = await coach.daily.pick_daily(GUILD, DAY)
     question = coach.catalog.questions[pick.question.question_id]
     right = pick.question.options.index(question.options[question.answer])
     wrong = (right + 1) % 4
-    first = await coach.record_daily_answer(GUILD, DAY, 1, right)
+    first = await coach.daily.record_daily_answer(GUILD, DAY, 1, right)
     assert first.counted and first.correct and first.xp_gained == XP_DAILY_CORRECT and first.correct_choice == right
     assert first.explanation == question.explanation and first.next_review is not None
-    clicks = await asyncio.gather(*(coach.record_daily_answer(GUILD, DAY, 2, wrong) for _ in range(3)))
+    clicks = await asyncio.gather(*(coach.daily.record_daily_answer(GUILD, DAY, 2, wrong) for _ in range(3)))
     assert [c.outcome for c in clicks].count("ok") == 1
-    again = await coach.record_daily_answer(GUILD, DAY, 1, wrong)
+    again = await coach.daily.record_daily_answer(GUILD, DAY, 1, wrong)
     assert again.already_answered and again.choice == right and again.xp_gained == 0
-    await coach.record_daily_answer(GUILD, DAY, 3, wrong)
-    assert (await coach.record_daily_answer(GUILD, DAY + timedelta(days=1), 3, 0)).outcome == "not_found"
+    await coach.daily.record_daily_answer(GUILD, DAY, 3, wrong)
+    assert (await coach.daily.record_daily_answer(GUILD, DAY + timedelta(days=1), 3, 0)).outcome == "not_found"
 
-    results = await coach.daily_results(GUILD, DAY)
+    results = await coach.daily.daily_results(GUILD, DAY)
     assert results.total == 3 and results.correct_choice == right
     assert results.counts[right] == 1 and results.counts[wrong] == 2
     assert results.shares[wrong] == pytest.approx(2 / 3)
     answers = await store.run(lambda db: db.scalar(select(func.count()).select_from(DailyAnswer)))
     assert answers == 3
-    assert [r.user_id for r in await coach.leaderboard(GUILD, "all")] == [1]
+    assert [r.user_id for r in await coach.progress.leaderboard(GUILD, "all")] == [1]
 
 
 async def test_daily_results_without_answers(coach):
-    await coach.pick_daily(GUILD, DAY, track="demo")
-    results = await coach.daily_results(GUILD, DAY)
+    await coach.daily.pick_daily(GUILD, DAY, track="demo")
+    results = await coach.daily.daily_results(GUILD, DAY)
     assert results.total == 0 and results.shares == (0.0, 0.0, 0.0, 0.0)
     with pytest.raises(NotFound):
-        await coach.daily_results(GUILD, DAY + timedelta(days=3))
+        await coach.daily.daily_results(GUILD, DAY + timedelta(days=3))
 
 
 async def test_picks_store_dates_and_times_faithfully(coach, store, clock):
-    await coach.pick_daily(GUILD, DAY, track="demo")
+    await coach.daily.pick_daily(GUILD, DAY, track="demo")
     row = await store.run(lambda db: db.scalar(select(DailyPickRow)))
     assert row.local_date == DAY and row.created_at == clock() and row.created_at.tzinfo == timezone.utc

@@ -88,15 +88,15 @@ def test_parse_weekday():
 # ----- the service -------------------------------------------------------------------------------
 
 async def answer_quiz(coach, user, guild, right=True, count=5):
-    state = (await coach.start_quiz(user, guild, "demo", count=count)).session
+    state = (await coach.quiz.start_quiz(user, guild, "demo", count=count)).session
     for position in range(count):
-        current = await coach.get_session(state.session_id)
-        await coach.answer(user, state.session_id, position, (correct_choice if right else wrong_choice)(coach, current))
-    return await coach.finish(state.session_id)
+        current = await coach.quiz.get_session(state.session_id)
+        await coach.quiz.answer(user, state.session_id, position, (correct_choice if right else wrong_choice)(coach, current))
+    return await coach.quiz.finish(state.session_id)
 
 
 async def test_empty_history_has_every_week_and_day(coach):
-    history = await coach.progress_history(USER)
+    history = await coach.history.progress_history(USER)
     assert len(history.weeks) == 12 and history.weeks[-1].start == MONDAY
     assert all(w.answered == w.xp == w.explained == 0 and w.accuracy is None and w.mean_score is None
                for w in history.weeks)
@@ -110,10 +110,10 @@ async def test_empty_history_has_every_week_and_day(coach):
 async def test_history_buckets_weeks_calendar_and_reviews_due(coach, clock):
     await answer_quiz(coach, USER, GUILD, right=False)  # Monday: 5 wrong, due tomorrow
     clock.advance(days=1)
-    await coach.record_attempt(USER, GUILD, "bite-a", 3, "llm", 1, None)  # Tuesday
+    await coach.progress.record_attempt(USER, GUILD, "bite-a", 3, "llm", 1, None)  # Tuesday
     clock.advance(days=7)  # the next Tuesday, after six days without activity
     await answer_quiz(coach, USER, GUILD, right=True)
-    history = await coach.progress_history(USER)
+    history = await coach.history.progress_history(USER)
     last, before = history.weeks[-1], history.weeks[-2]
     assert (before.answered, before.correct, before.explained, before.score_sum) == (5, 0, 1, 3)
     assert before.xp == XP_FINISH_BONUS + explanation_xp(3)
@@ -129,10 +129,10 @@ async def test_history_buckets_weeks_calendar_and_reviews_due(coach, clock):
 
 
 async def test_history_uses_the_members_timezone(coach, clock):
-    await coach.update_settings(USER, timezone="Asia/Tokyo")
+    await coach.account.update_settings(USER, timezone="Asia/Tokyo")
     clock.set(datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc))  # Sunday in UTC, Monday 05:00 in Tokyo
     await answer_quiz(coach, USER, GUILD)
-    history = await coach.progress_history(USER)
+    history = await coach.history.progress_history(USER)
     assert history.today == MONDAY and history.weeks[-1].answered == 5
     assert next(d for d in history.calendar if d.day == MONDAY).state == "active"
 
@@ -148,63 +148,63 @@ async def test_a_year_of_history_counts_only_the_shown_weeks(coach, store, clock
             db.add(XpEvent(user_id=USER, guild_id=GUILD, amount=10, source_key=f"seed:{i}", created_at=moment))
 
     await store.run(seed)
-    history = await coach.progress_history(USER)
+    history = await coach.history.progress_history(USER)
     assert [w.explained for w in history.weeks[:-1]] == [7] * 11 and history.weeks[-1].explained == 1
     assert sum(w.xp for w in history.weeks) == 10 * (11 * 7 + 1)
     assert all(d.state == "active" for d in history.calendar if d.day <= history.today)
 
 
 async def test_mastery_map_scores_every_bite_and_picks_the_next(coach, clock):
-    empty = await coach.mastery_map(USER, "demo")
+    empty = await coach.history.mastery_map(USER, "demo")
     assert [b.bite_id for b in empty.bites] == [f"bite-{c}" for c in "abcdef"]
     assert all(b.level == "new" for b in empty.bites) and empty.bites[0].group == "test"
     assert (empty.next_bite_id, empty.next_reason) == ("bite-a", "new")
 
-    await coach.record_attempt(USER, GUILD, "bite-b", 4, "llm", 1, None)
-    state = (await coach.start_bite_quiz(USER, GUILD, "bite-c")).session
-    current = await coach.get_session(state.session_id)
-    await coach.answer(USER, state.session_id, 0, wrong_choice(coach, current))
-    mapped = {b.bite_id: b for b in (await coach.mastery_map(USER, "demo")).bites}
+    await coach.progress.record_attempt(USER, GUILD, "bite-b", 4, "llm", 1, None)
+    state = (await coach.quiz.start_bite_quiz(USER, GUILD, "bite-c")).session
+    current = await coach.quiz.get_session(state.session_id)
+    await coach.quiz.answer(USER, state.session_id, 0, wrong_choice(coach, current))
+    mapped = {b.bite_id: b for b in (await coach.history.mastery_map(USER, "demo")).bites}
     assert mapped["bite-b"].best_score == 4 and mapped["bite-b"].stability > 0 and mapped["bite-b"].level != "new"
     assert (mapped["bite-c"].answered, mapped["bite-c"].correct) == (1, 0) and mapped["bite-c"].due is not None
     assert mapped["bite-c"].mastery < mapped["bite-b"].mastery
-    assert (await coach.mastery_map(USER, "demo")).next_reason in ("weakest", "new")
+    assert (await coach.history.mastery_map(USER, "demo")).next_reason in ("weakest", "new")
     clock.advance(days=2)  # the missed question is due again
-    later = await coach.mastery_map(USER, "demo")
+    later = await coach.history.mastery_map(USER, "demo")
     assert (later.next_bite_id, later.next_reason) == ("bite-c", "due")
     with pytest.raises(Exception):
-        await coach.mastery_map(USER, "no-such-track")
+        await coach.history.mastery_map(USER, "no-such-track")
 
 
 async def test_schedule_week_start_from_the_option_the_locale_or_what_it_was(coach):
-    assert (await coach.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo", locale="en-US")).week_start == 6
-    assert (await coach.set_schedule(GUILD, CHANNEL, "10:00", "UTC", "demo", locale="fr")).week_start == 6, "kept"
-    assert (await coach.set_schedule(GUILD, CHANNEL, "10:00", "UTC", "demo", week_start=0)).week_start == 0
-    assert (await coach.get_schedule(GUILD)).week_start == 0
-    assert (await coach.set_schedule(GUILD + 1, CHANNEL, "09:00", "UTC", "demo")).week_start == 0
+    assert (await coach.daily.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo", locale="en-US")).week_start == 6
+    assert (await coach.daily.set_schedule(GUILD, CHANNEL, "10:00", "UTC", "demo", locale="fr")).week_start == 6, "kept"
+    assert (await coach.daily.set_schedule(GUILD, CHANNEL, "10:00", "UTC", "demo", week_start=0)).week_start == 0
+    assert (await coach.daily.get_schedule(GUILD)).week_start == 0
+    assert (await coach.daily.set_schedule(GUILD + 1, CHANNEL, "09:00", "UTC", "demo")).week_start == 0
     with pytest.raises(Exception):
-        await coach.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo", week_start=7)
-    assert is_week_start(await coach.get_schedule(GUILD), MONDAY)
+        await coach.daily.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo", week_start=7)
+    assert is_week_start(await coach.daily.get_schedule(GUILD), MONDAY)
 
 
 async def test_guild_week_days_misses_and_leaders_without_opted_out_members(coach, clock):
-    await coach.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo", week_start=0)
+    await coach.daily.set_schedule(GUILD, CHANNEL, "09:00", "UTC", "demo", week_start=0)
     for offset in (0, 2):  # daily questions on Monday and Wednesday
         day = MONDAY + timedelta(days=offset)
         clock.set(datetime.combine(day, datetime.min.time(), tzinfo=timezone.utc) + timedelta(hours=10))
-        pick = await coach.pick_daily(GUILD, day)
+        pick = await coach.daily.pick_daily(GUILD, day)
         right = pick.question.options.index(
             coach.catalog.questions[pick.question.question_id].options[coach.catalog.questions[pick.question.question_id].answer])
-        await coach.record_daily_answer(GUILD, day, USER, right)
-        await coach.record_daily_answer(GUILD, day, OTHER, (right + 1) % 4)
-        await coach.record_daily_answer(GUILD, day, THIRD, (right + 1) % 4)
+        await coach.daily.record_daily_answer(GUILD, day, USER, right)
+        await coach.daily.record_daily_answer(GUILD, day, OTHER, (right + 1) % 4)
+        await coach.daily.record_daily_answer(GUILD, day, THIRD, (right + 1) % 4)
     await answer_quiz(coach, OTHER, GUILD, right=False)  # Wednesday, five wrong
     await answer_quiz(coach, THIRD, GUILD, right=True)
     await answer_quiz(coach, USER, GUILD + 1, right=True)  # another server: not counted
-    await coach.update_settings(THIRD, leaderboard_opt_out=True)
+    await coach.account.update_settings(THIRD, leaderboard_opt_out=True)
     clock.set(datetime(2026, 3, 9, 9, 0, tzinfo=timezone.utc))  # next Monday: last week is done
 
-    week = await coach.guild_week(GUILD)
+    week = await coach.history.guild_week(GUILD)
     assert (week.start, week.end, week.week_start) == (MONDAY, MONDAY + timedelta(days=6), 0)
     assert [d.posted for d in week.days] == [True, False, True, False, False, False, False]
     monday = week.days[0]
@@ -216,17 +216,17 @@ async def test_guild_week_days_misses_and_leaders_without_opted_out_members(coac
     assert week.most_missed == tuple(sorted(week.most_missed, key=lambda m: (-m.wrong, -m.wrong / m.answered, m.title)))
     assert sum(m.wrong for m in week.most_missed) <= 4 + 5
 
-    earlier = await coach.guild_week(GUILD, MONDAY - timedelta(days=7))
+    earlier = await coach.history.guild_week(GUILD, MONDAY - timedelta(days=7))
     assert not any(d.posted for d in earlier.days) and earlier.leaders == () and earlier.answers == 0
 
 
 async def test_guild_week_follows_a_sunday_first_server_in_its_timezone(coach, clock):
-    await coach.set_schedule(GUILD, CHANNEL, "09:00", "America/Los_Angeles", "demo", week_start=6)
+    await coach.daily.set_schedule(GUILD, CHANNEL, "09:00", "America/Los_Angeles", "demo", week_start=6)
     clock.set(datetime(2026, 3, 9, 6, 0, tzinfo=timezone.utc))  # Sunday 23:00 in Los Angeles
     await answer_quiz(coach, USER, GUILD)
-    week = await coach.guild_week(GUILD)
+    week = await coach.history.guild_week(GUILD)
     assert week.start == date(2026, 3, 1) and week.start.weekday() == 6 and week.timezone == "America/Los_Angeles"
-    this_week = await coach.guild_week(GUILD, date(2026, 3, 8))
+    this_week = await coach.history.guild_week(GUILD, date(2026, 3, 8))
     assert this_week.answers == 5 and this_week.leaders[0].user_id == USER
 
 
@@ -244,5 +244,5 @@ async def test_schedules_from_before_the_week_start_column_start_on_monday(empty
             "INSERT INTO daily_schedules (guild_id, channel_id, local_time, timezone, track, enabled, updated_at) "
             "VALUES (9000, 4242, '09:00', 'UTC', 'demo', true, '2026-03-01 00:00:00')")))
         await store.upgrade()
-        schedule = await Coach(store, catalog, settings).get_schedule(9000)
+        schedule = await Coach(store, catalog, settings).daily.get_schedule(9000)
         assert schedule.week_start == 0 and schedule.track == "demo"

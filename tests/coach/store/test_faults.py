@@ -54,7 +54,7 @@ async def quiz_beside_a_held_write_lock(sqlite_url, catalog, settings, clock, **
     url, path = sqlite_url
     async with Store(url, **store_options) as store:
         coach = new_coach(store, catalog, settings, clock)
-        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+        state = (await coach.quiz.start_quiz(USER, GUILD, "demo", count=5)).session
         other = sqlite3.connect(path, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # a second writer takes the write lock and sits on it
         try:
@@ -66,7 +66,7 @@ async def quiz_beside_a_held_write_lock(sqlite_url, catalog, settings, clock, **
 async def test_sqlite_writer_waits_for_a_second_writers_lock(sqlite_url, catalog, settings, clock):
     async with quiz_beside_a_held_write_lock(sqlite_url, catalog, settings, clock) as (store, coach, state, other):
         other.execute("UPDATE users SET reminders = reminders")
-        pending = asyncio.create_task(coach.answer(USER, state.session_id, 0, correct_choice(coach, state)))
+        pending = asyncio.create_task(coach.quiz.answer(USER, state.session_id, 0, correct_choice(coach, state)))
         await asyncio.sleep(0.6)
         assert not pending.done()  # waiting on the busy timeout, not failing
         other.execute("COMMIT")
@@ -80,10 +80,10 @@ async def test_sqlite_lock_held_past_the_timeout_fails_cleanly_then_counts_once(
         sqlite_url, catalog, settings, clock, busy_timeout_ms=150
     ) as (store, coach, state, other):
         with pytest.raises(OperationalError, match="locked"):  # first try and its one retry both time out
-            await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))
+            await coach.quiz.answer(USER, state.session_id, 0, correct_choice(coach, state))
         other.execute("ROLLBACK")
         assert await answers_and_xp(store, state.session_id) == (0, 0)  # nothing half-written
-        result = await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))  # the user clicks again
+        result = await coach.quiz.answer(USER, state.session_id, 0, correct_choice(coach, state))  # the user clicks again
         assert result.counted
         assert await answers_and_xp(store, state.session_id) == (1, 10)
 
@@ -92,22 +92,22 @@ async def test_sqlite_reads_proceed_while_a_second_writer_holds_the_lock(sqlite_
     async with quiz_beside_a_held_write_lock(
         sqlite_url, catalog, settings, clock, busy_timeout_ms=200
     ) as (_, coach, state, _other):
-        assert (await coach.get_session(state.session_id)).position == 0
-        assert (await coach.stats(USER, GUILD)).xp_total == 0
-        assert await coach.leaderboard(GUILD, "all") == []
+        assert (await coach.quiz.get_session(state.session_id)).position == 0
+        assert (await coach.progress.stats(USER, GUILD)).xp_total == 0
+        assert await coach.progress.leaderboard(GUILD, "all") == []
 
 
 async def test_two_processes_on_one_sqlite_file(sqlite_url, catalog, settings, clock):
     url, _ = sqlite_url
     async with Store(url) as first, Store(url) as second:
         bot_a, bot_b = new_coach(first, catalog, settings, clock), new_coach(second, catalog, settings, clock)
-        mine = (await bot_a.start_quiz(USER, GUILD, "demo", count=5)).session
-        theirs = (await bot_b.start_quiz(OTHER, GUILD, "demo", count=5)).session
+        mine = (await bot_a.quiz.start_quiz(USER, GUILD, "demo", count=5)).session
+        theirs = (await bot_b.quiz.start_quiz(OTHER, GUILD, "demo", count=5)).session
         right = correct_choice(bot_a, mine)
         results = await asyncio.gather(
-            bot_a.answer(USER, mine.session_id, 0, right),
-            bot_b.answer(USER, mine.session_id, 0, right),  # the same click delivered to both
-            bot_b.answer(OTHER, theirs.session_id, 0, correct_choice(bot_b, theirs)),
+            bot_a.quiz.answer(USER, mine.session_id, 0, right),
+            bot_b.quiz.answer(USER, mine.session_id, 0, right),  # the same click delivered to both
+            bot_b.quiz.answer(OTHER, theirs.session_id, 0, correct_choice(bot_b, theirs)),
         )
         assert sorted(r.outcome for r in results[:2]) == ["already_answered", "ok"] and results[2].counted
         assert (await answers_and_xp(first, mine.session_id))[0] == 1
@@ -134,12 +134,12 @@ async def terminate_backends(database: str) -> int:
 async def test_pg_backends_terminated_mid_session_lose_nothing(pg_url, catalog, settings, clock):
     async with Store(pg_url_for(pg_url)) as store:
         coach = new_coach(store, catalog, settings, clock)
-        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+        state = (await coach.quiz.start_quiz(USER, GUILD, "demo", count=5)).session
         for position in range(5):
             assert await terminate_backends(pg_url) >= 1  # every pooled connection is now dead
-            current = await coach.get_session(state.session_id)
+            current = await coach.quiz.get_session(state.session_id)
             assert current.position == position  # the session resumes where it was
-            result = await coach.answer(USER, state.session_id, position, correct_choice(coach, current))
+            result = await coach.quiz.answer(USER, state.session_id, position, correct_choice(coach, current))
             assert result.counted
         assert result.finished
         assert await answers_and_xp(store, state.session_id) == (5, 5 * 10 + 20)
@@ -157,52 +157,52 @@ async def proxied(pg_url, catalog, settings):
 
 async def test_pg_connection_cut_before_the_answer_is_written_is_retried(proxied):
     proxy, store, coach = proxied
-    state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+    state = (await coach.quiz.start_quiz(USER, GUILD, "demo", count=5)).session
     proxy.arm(b"INSERT INTO quiz_answers")  # the network dies as the answer is sent
-    result = await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))
+    result = await coach.quiz.answer(USER, state.session_id, 0, correct_choice(coach, state))
     assert proxy.cuts == 1
     assert result.counted and result.xp_gained == 10  # the user sees a normal answer
     assert await answers_and_xp(store, state.session_id) == (1, 10)
-    assert (await coach.get_session(state.session_id)).position == 1
+    assert (await coach.quiz.get_session(state.session_id)).position == 1
 
 
 async def test_pg_connection_cut_after_commit_is_not_counted_twice(proxied):
     proxy, store, coach = proxied
-    state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
-    await coach.answer(USER, state.session_id, 0, correct_choice(coach, state))
-    current = await coach.get_session(state.session_id)
+    state = (await coach.quiz.start_quiz(USER, GUILD, "demo", count=5)).session
+    await coach.quiz.answer(USER, state.session_id, 0, correct_choice(coach, state))
+    current = await coach.quiz.get_session(state.session_id)
     proxy.arm(b"COMMIT", forward=True)  # the commit lands, but its reply never arrives
-    result = await coach.answer(USER, state.session_id, 1, correct_choice(coach, current))
+    result = await coach.quiz.answer(USER, state.session_id, 1, correct_choice(coach, current))
     assert proxy.cuts == 1
     assert result.counted and result.xp_gained == 10  # recognised as this request's own write
     assert await answers_and_xp(store, state.session_id) == (2, 20)
-    again = await coach.answer(USER, state.session_id, 1, correct_choice(coach, current))
+    again = await coach.quiz.answer(USER, state.session_id, 1, correct_choice(coach, current))
     assert again.already_answered and again.xp_gained == 0
 
 
 async def test_pg_cut_after_a_start_commits_still_gives_the_user_their_session(proxied):
     proxy, store, coach = proxied
     proxy.arm(b"COMMIT", forward=True)
-    started = await coach.start_quiz(USER, GUILD, "demo", count=5)
+    started = await coach.quiz.start_quiz(USER, GUILD, "demo", count=5)
     assert proxy.cuts == 1
     assert started.session is not None and started.conflict is None  # not "you already have a quiz"
     sessions = await store.run(lambda db: db.scalar(select(func.count()).select_from(QuizSession)))
     assert sessions == 1
-    later = await coach.start_quiz(USER, GUILD, "demo", count=5)  # a real second /quiz is a conflict
+    later = await coach.quiz.start_quiz(USER, GUILD, "demo", count=5)  # a real second /quiz is a conflict
     assert later.conflict.session_id == started.session.session_id
 
 
 async def test_pg_cut_after_a_daily_answer_commits_counts_once_as_the_users_own(proxied):
     proxy, store, coach = proxied
     day = date(2026, 3, 2)
-    pick = await coach.pick_daily(GUILD, day, track="demo")
+    pick = await coach.daily.pick_daily(GUILD, day, track="demo")
     question = coach.catalog.questions[pick.question.question_id]
     right = pick.question.options.index(question.options[question.answer])
     proxy.arm(b"COMMIT", forward=True)
-    result = await coach.record_daily_answer(GUILD, day, USER, right)
+    result = await coach.daily.record_daily_answer(GUILD, day, USER, right)
     assert proxy.cuts == 1
     assert result.counted and result.correct and result.xp_gained == 10
-    again = await coach.record_daily_answer(GUILD, day, USER, right)
+    again = await coach.daily.record_daily_answer(GUILD, day, USER, right)
     assert again.already_answered and again.xp_gained == 0
     rows = await store.run(lambda db: db.scalar(select(func.count()).select_from(DailyAnswer)))
     xp = await store.run(lambda db: db.scalar(select(func.sum(XpEvent.amount))))
@@ -226,13 +226,13 @@ async def test_migrations_keep_a_live_session_and_its_xp(empty_database_url, cat
     async with Store(empty_database_url) as store:
         await store.upgrade()
         coach = new_coach(store, catalog, settings, clock)
-        state = (await coach.start_quiz(USER, GUILD, "demo", count=5)).session
+        state = (await coach.quiz.start_quiz(USER, GUILD, "demo", count=5)).session
         for position in range(2):
-            current = await coach.get_session(state.session_id)
-            await coach.answer(USER, state.session_id, position, correct_choice(coach, current))
-        await coach.record_attempt(USER, GUILD, "bite-a", 3, "llm", 10, None)
-        before = await coach.get_session(state.session_id)
-        stats_before = await coach.stats(USER, GUILD)
+            current = await coach.quiz.get_session(state.session_id)
+            await coach.quiz.answer(USER, state.session_id, position, correct_choice(coach, current))
+        await coach.progress.record_attempt(USER, GUILD, "bite-a", 3, "llm", 10, None)
+        before = await coach.quiz.get_session(state.session_id)
+        stats_before = await coach.progress.stats(USER, GUILD)
 
         await migrate(store, "downgrade", "0001")  # back to the first schema, data in place
         assert await store.current_revision() == "0001"
@@ -241,13 +241,13 @@ async def test_migrations_keep_a_live_session_and_its_xp(empty_database_url, cat
 
     async with Store(empty_database_url) as restarted:  # the bot restarts on the migrated database
         coach = new_coach(restarted, catalog, settings, clock, seed=3)
-        resumed = await coach.active_session(USER, GUILD)
+        resumed = await coach.quiz.active_session(USER, GUILD)
         assert resumed == before
-        assert (await coach.stats(USER, GUILD)).xp_total == stats_before.xp_total
-        assert (await coach.answer(USER, state.session_id, 1, 0)).already_answered  # constraints survived
-        result = await coach.answer(USER, state.session_id, 2, correct_choice(coach, resumed))
+        assert (await coach.progress.stats(USER, GUILD)).xp_total == stats_before.xp_total
+        assert (await coach.quiz.answer(USER, state.session_id, 1, 0)).already_answered  # constraints survived
+        result = await coach.quiz.answer(USER, state.session_id, 2, correct_choice(coach, resumed))
         assert result.counted
-        second = await coach.start_quiz(USER, GUILD, "demo", count=5)  # one-active index survived
+        second = await coach.quiz.start_quiz(USER, GUILD, "demo", count=5)  # one-active index survived
         assert second.conflict is not None and second.conflict.session_id == state.session_id
         assert await answers_and_xp(restarted, state.session_id) == (3, stats_before.xp_total + 10)
 
@@ -267,7 +267,7 @@ async def test_attempts_from_before_the_new_scale_keep_their_score_marked_old(em
         await store.run(lambda db: db.execute(old_row, {"u": USER, "g": GUILD, "t": datetime(2026, 11, 1, tzinfo=timezone.utc)}))
         await store.upgrade()
         coach = new_coach(store, catalog, settings, clock)
-        await coach.record_attempt(USER, GUILD, "bite-a", 3, "llm", 10, None,
+        await coach.progress.record_attempt(USER, GUILD, "bite-a", 3, "llm", 10, None,
                                    versions={"rubric_version": "r1", "grader_version": "g1"})
         rows = await store.run(lambda db: db.execute(
             select(Attempt.score, Attempt.scale_version, Attempt.rubric_version).order_by(Attempt.id)))

@@ -1,74 +1,36 @@
-"""State and helpers shared by the engine's parts (quiz, progress, account, daily).
+"""The records every activity updates, in the caller's transaction: the member's row (where
+the streak lives), XP credited once per source, the streak, and FSRS review cards. The quiz,
+daily, progress and history services share one `Ledger`.
 
-Every helper takes the open `AsyncSession` of the caller's transaction, so a whole
-user action (answer + XP + streak + review card) commits or fails as one.
+Every method takes the open `AsyncSession` of the caller's transaction, so a whole user
+action (answer + XP + streak + review card) commits or fails as one.
 """
 
 from __future__ import annotations
 
-import random
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Callable
 
+from fsrs import Scheduler
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from coach.config import Settings
-from coach.errors import InvalidRequest
-from coach.results import DueItem, LeaderRow, QuestionView
-from coach.progress.review import BITE, QUESTION, make_scheduler, review
+from coach.catalog import bite_title
+from coach.progress.review import BITE, QUESTION, review
 from coach.progress.streaks import StreakState, current_streak, record_activity
+from coach.results import DueItem, LeaderRow
 from coach.store import Store
 from coach.store.models import ReviewCard, User, XpEvent
-from coach.timeutil import echo, local_date, utcnow
+from coach.timeutil import local_date
 from content import Catalog
 
 
-class EngineBase:
-    def __init__(
-        self,
-        store: Store,
-        catalog: Catalog,
-        settings: Settings,
-        clock: Callable[[], datetime] = utcnow,
-        rng_seed: int | None = None,
-        enable_fuzzing: bool = True,
-    ):
+class Ledger:
+    def __init__(self, store: Store, catalog: Catalog, now: Callable[[], datetime], scheduler: Scheduler):
         self.store = store
         self.catalog = catalog
-        self.settings = settings
-        self.clock = clock
-        self.rng = random.Random(rng_seed)
-        self.scheduler = make_scheduler(enable_fuzzing=enable_fuzzing)
-
-    # -- small utilities -------------------------------------------------
-    def now(self) -> datetime:
-        moment = self.clock()
-        if moment.tzinfo is None:
-            raise ValueError("the clock must return timezone-aware datetimes")
-        return moment
-
-    @property
-    def session_expiry(self) -> timedelta:
-        return timedelta(minutes=self.settings.session_expiry_minutes)
-
-    def bite_title(self, bite_id: str) -> str:
-        bite = self.catalog.bites.get(bite_id)
-        return bite.title if bite else bite_id
-
-    def question_view(self, question_id: str, order: list[int], position: int, total: int) -> QuestionView | None:
-        question = self.catalog.questions.get(question_id)
-        if question is None:  # content changed since the session started
-            return None
-        return QuestionView(
-            question_id=question.id,
-            bite_id=question.bite_id,
-            bite_title=self.bite_title(question.bite_id),
-            stem=question.stem,
-            options=tuple(question.options[i] for i in order),
-            position=position,
-            total=total,
-        )
+        self.now = now
+        self.scheduler = scheduler
 
     def _insert(self):
         if self.store.dialect == "postgresql":
@@ -77,7 +39,6 @@ class EngineBase:
             from sqlalchemy.dialects.sqlite import insert
         return insert
 
-    # -- users, XP, streaks, review cards ---------------------------------
     async def user_row(self, db: AsyncSession, user_id: int, *, lock: bool = True) -> User:
         """The user's row, created with defaults on first contact, locked for update."""
         insert = self._insert()
@@ -111,7 +72,8 @@ class EngineBase:
         total = await db.scalar(select(func.coalesce(func.sum(XpEvent.amount), 0)).where(XpEvent.source_key.in_(keys)))
         return int(total or 0)
 
-    def streak_state(self, user: User) -> StreakState:
+    @staticmethod
+    def streak_state(user: User) -> StreakState:
         return StreakState(user.streak_days, user.streak_last_day, user.freeze_week)
 
     def touch_streak(self, user: User) -> int:
@@ -158,9 +120,9 @@ class EngineBase:
         items = []
         for kind, item_id, due in rows:
             if kind == QUESTION and item_id in self.catalog.questions:
-                items.append(DueItem(QUESTION, item_id, self.bite_title(self.catalog.questions[item_id].bite_id), due))
+                items.append(DueItem(QUESTION, item_id, bite_title(self.catalog, self.catalog.questions[item_id].bite_id), due))
             elif kind == BITE and item_id in self.catalog.bites:
-                items.append(DueItem(BITE, item_id, self.bite_title(item_id), due))
+                items.append(DueItem(BITE, item_id, bite_title(self.catalog, item_id), due))
         return items
 
     async def leader_rows(self, db: AsyncSession, guild_id: int, since: datetime | None, until: datetime | None,
@@ -183,10 +145,3 @@ class EngineBase:
             query = query.where(XpEvent.created_at < until)
         rows = (await db.execute(query)).all()
         return tuple(LeaderRow(rank, user_id, int(total)) for rank, (user_id, total) in enumerate(rows, start=1))
-
-    def require_track(self, track: str):
-        found = self.catalog.tracks.get(track)
-        if found is None:
-            known = ", ".join(sorted(self.catalog.tracks)) or "none"
-            raise InvalidRequest(f"unknown track {echo(track)} (known: {known})")
-        return found
