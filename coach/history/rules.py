@@ -1,6 +1,6 @@
 """Progress over time as pure functions: week boundaries, the streak calendar, how well a
 member knows a bite (mastery), and which bite to study next. The history service
-(`history_service.py`) reads the rows; everything worth testing is here."""
+(`service.py`) reads the rows; everything worth testing is here."""
 
 from __future__ import annotations
 
