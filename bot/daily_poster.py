@@ -22,12 +22,20 @@ from bot import render
 from bot.replies import Attachment, Reply
 from coach.daily.rules import is_week_start
 from coach.errors import CoachError, NotFound
+from coach.results import DailyPick
 
 log = logging.getLogger("coach.bot.daily")
 
 # (channel_id, reply, nonce) -> the sent message id. Raises PermissionError when the
 # bot may not post there, LookupError when the channel is gone.
 Send = Callable[[int, Reply, str], Awaitable[int]]
+NONCE_MAX = 25  # Discord keeps a message nonce of at most 25 characters
+
+
+def post_nonce(pick: DailyPick) -> str:
+    """The post's message nonce: the same on every retry of this pick, so with
+    `enforce_nonce` Discord drops a resend after a crash instead of posting twice."""
+    return f"daily-{pick.pick_id}"
 # (guild_id, text) -> None: tell the server's admin something once.
 Warn = Callable[[int, str], Awaitable[None]]
 # (user_id, text) -> None
@@ -64,7 +72,7 @@ class DailyPoster:
         if picture is not None:
             reply = replace(reply, attachment=picture)
         try:
-            message_id = await self._send(guild_id, due.schedule.channel_id, reply, pick.nonce)
+            message_id = await self._send(guild_id, due.schedule.channel_id, reply, post_nonce(pick))
         except (PermissionError, LookupError) as error:
             self._blocked[guild_id] = day
             log.warning("daily post blocked", extra={"guild": guild_id, "channel": due.schedule.channel_id,

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from coach.config import get_settings
 from coach.logs import configure_logging
+
+
+def configure_bot_logging(settings, stream=None, path=None) -> None:
+    """The coach's logging (`coach.logs`), with discord.py's INFO chatter (gateway
+    sessions, heartbeats, rate-limit notes) left out; its warnings still show."""
+    configure_logging(settings, stream=stream, path=path)
+    logging.getLogger("discord").setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
 def prepare(console: bool = False):
@@ -14,9 +22,9 @@ def prepare(console: bool = False):
     settings = get_settings()
     if console:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        configure_logging(settings, path=settings.data_dir / "console.log")
+        configure_bot_logging(settings, path=settings.data_dir / "console.log")
     else:
-        configure_logging(settings)
+        configure_bot_logging(settings)
     return settings
 
 

@@ -76,6 +76,6 @@ def configure_logging(settings, stream=None, path=None) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)
-    # discord.py and httpx are chatty at INFO; keep their warnings.
-    for noisy in ("discord", "httpx", "httpcore", "aiosqlite", "sentence_transformers", "faiss"):
+    # These libraries are chatty at INFO; keep their warnings. (The bot quiets discord.py itself.)
+    for noisy in ("httpx", "httpcore", "aiosqlite", "sentence_transformers", "faiss"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))

@@ -244,12 +244,6 @@ class DailyPick:
     sent: bool
     message_ids: tuple[int, ...] = field(default_factory=tuple)
 
-    @property
-    def nonce(self) -> str:
-        """A Discord message nonce (<= 25 chars), the same on every retry of this post.
-        Append a one-character suffix per message when the post is several messages."""
-        return f"daily-{self.pick_id}"
-
 
 @dataclass(frozen=True)
 class DailyResults:

@@ -14,10 +14,11 @@ import yaml
 from content.loader import Catalog, Problem, load_collecting
 from content.schema import Question, Track
 
-# Discord limits (docs/architecture.md; Discord's own documented numbers).
-BUTTON_LABEL_MAX = 80
-EMBED_DESCRIPTION_MAX = 4096
-MESSAGE_MAX = 2000
+# Length rules, each chosen so the text is read whole in one screen (one message or card;
+# the bot owns the platform's own limits, bot/limits.py, and tests that shipped content fits them).
+QUESTION_MAX_CHARS = 1000  # a question's stem and lettered options together
+LONG_TEXT_MAX_CHARS = 3000  # a bite's explainer or model answer, a question's explanation: about a minute's read
+TITLE_MAX_CHARS = 80  # a bite's title: one line, short enough to name a button
 # Track-level multiple-choice hygiene.
 POSITION_SHARE_MIN, POSITION_SHARE_MAX = 0.15, 0.35
 LONGEST_CORRECT_MAX = 0.40
@@ -25,7 +26,7 @@ LETTERS = "ABCD"
 
 
 def render_question(question: Question, options: list[str] | None = None) -> str:
-    """The question as one message body: stem, then lettered options. Shared with the bot."""
+    """The question as one text: stem, then lettered options (what `QUESTION_MAX_CHARS` measures)."""
     shown = options if options is not None else list(question.options)
     lines = [question.stem, ""] + [f"**{LETTERS[i]}.** {text}" for i, text in enumerate(shown)]
     return "\n".join(lines)
@@ -58,10 +59,10 @@ def _question_problems(q: Question, file: str) -> list[Problem]:
             if not note.strip():
                 add(f"distractor_notes[{index}] is empty")
     rendered = render_question(q)
-    if len(rendered) > MESSAGE_MAX:
-        add(f"rendered question is {len(rendered)} characters; a message holds {MESSAGE_MAX}")
-    if len(q.explanation) > EMBED_DESCRIPTION_MAX:
-        add(f"explanation is {len(q.explanation)} characters; an embed description holds {EMBED_DESCRIPTION_MAX}")
+    if len(rendered) > QUESTION_MAX_CHARS:
+        add(f"the question with its options is {len(rendered)} characters; keep it to {QUESTION_MAX_CHARS}")
+    if len(q.explanation) > LONG_TEXT_MAX_CHARS:
+        add(f"explanation is {len(q.explanation)} characters; keep it to {LONG_TEXT_MAX_CHARS}")
     return out
 
 
@@ -72,10 +73,11 @@ def _bite_problems(catalog: Catalog) -> list[Problem]:
         if Path(file).stem != bite.id:
             out.append(Problem(file, bite.id, f"file name should be {bite.id}.yaml"))
         for field in ("explainer", "model_answer"):
-            if len(getattr(bite, field)) > EMBED_DESCRIPTION_MAX:
-                out.append(Problem(file, bite.id, f"{field} does not fit an embed description ({EMBED_DESCRIPTION_MAX})"))
-        if len(bite.title) > BUTTON_LABEL_MAX:
-            out.append(Problem(file, bite.id, f"title longer than a button label ({BUTTON_LABEL_MAX})"))
+            if len(getattr(bite, field)) > LONG_TEXT_MAX_CHARS:
+                out.append(Problem(file, bite.id, f"{field} is {len(getattr(bite, field))} characters; "
+                                                  f"keep it to {LONG_TEXT_MAX_CHARS}"))
+        if len(bite.title) > TITLE_MAX_CHARS:
+            out.append(Problem(file, bite.id, f"title is {len(bite.title)} characters; keep it to {TITLE_MAX_CHARS}"))
         for related in bite.related:
             if related not in catalog.bites:
                 out.append(Problem(file, bite.id, f"related bite {related!r} does not exist"))

@@ -127,7 +127,8 @@ class DailyService:
 
     async def pick_daily(self, guild_id: int, local_date: date, track: str | None = None) -> DailyPick:
         """Today's bite and question for the guild: chosen once, stored, and returned
-        unchanged on every later call. Call it before sending; see `DailyPick.nonce`."""
+        unchanged on every later call. Call it before sending (the adapter derives its
+        resend guard from `pick_id`)."""
 
         async def work(db):
             row = await self._pick_row(db, guild_id, local_date)

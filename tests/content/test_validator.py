@@ -86,9 +86,11 @@ def test_a_clean_track_has_no_problems(tmp_path):
         (lambda b: b[0].pop("red_flag"), "red_flag"),
         (lambda b: b[1].update(id="alpha", _file="beta"), "duplicate id"),
         (lambda b: b[0]["questions"][1].update(id="alpha-q1"), "duplicate id"),
-        (lambda b: b[0]["questions"][0].update(stem="x" * 1990), "rendered question is"),
-        (lambda b: b[0].update(explainer="y" * 4100), "does not fit an embed description"),
-        (lambda b: b[0].update(title="t" * 90), "title longer than a button label"),
+        (lambda b: b[0]["questions"][0].update(stem="x" * 990), "the question with its options is"),
+        (lambda b: b[0]["questions"][0].update(explanation="e" * 3001), "explanation is 3001 characters"),
+        (lambda b: b[0].update(explainer="y" * 3001), "explainer is 3001 characters; keep it to 3000"),
+        (lambda b: b[0].update(model_answer="m" * 3001), "model_answer is 3001 characters"),
+        (lambda b: b[0].update(title="t" * 81), "title is 81 characters; keep it to 80"),
     ],
 )
 def test_each_flaw_is_reported_with_file_and_item(tmp_path, mutate, expected):

@@ -6,6 +6,7 @@ import copy
 from datetime import datetime, timedelta, timezone
 
 from bot import render
+from bot.daily_poster import post_nonce
 from tests.e2e.conftest import button, buttons
 
 
@@ -67,7 +68,7 @@ async def test_crash_between_send_and_record_is_deduplicated_by_nonce(harness, f
     (due,) = await coach.daily.due_posts()
     # What a bot killed right after Discord accepted the post had done: picked, sent, not recorded.
     pick = await coach.daily.pick_daily(due.schedule.guild_id, due.local_date, due.schedule.track)
-    await bot.send_post(int(channel["id"]), render.daily_post(pick, bot.services.catalog.bites[pick.bite_id]), pick.nonce)
+    await bot.send_post(int(channel["id"]), render.daily_post(pick, bot.services.catalog.bites[pick.bite_id]), post_nonce(pick))
     await harness.stop(bot)
 
     restarted = await harness.start()

@@ -1,0 +1,66 @@
+"""Every shipped bite and question, rendered the way members see it, reaches Discord whole:
+within Discord's limits (bot/limits.py) with nothing an author wrote cut short. Content keeps
+its own length rules (content/validate.py); this is where they meet the platform's."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import pytest
+
+from bot import limits, render
+from coach.results import AnswerResult, DailyPick, QuestionView, QuizState
+from content import default_catalog
+
+CATALOG = default_catalog()
+NOW = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
+BITES = sorted(CATALOG.bites.values(), key=lambda b: b.id)
+QUESTIONS = sorted(CATALOG.questions.values(), key=lambda q: q.id)
+
+
+def embed_text(reply) -> str:
+    embed = reply.embed
+    return "\n".join([embed.title, embed.description, embed.footer, *(f"{f.name}\n{f.value}" for f in embed.fields)])
+
+
+def view(question, position=29, total=30) -> QuestionView:
+    """The question as a session shows it, its options in the authored order, at the
+    position with the longest progress line."""
+    bite = CATALOG.bites[question.bite_id]
+    return QuestionView(question.id, bite.id, bite.title, question.stem, tuple(question.options), position, total)
+
+
+def test_the_shipped_catalog_is_not_empty():
+    assert len(BITES) >= 40 and len(QUESTIONS) >= 120
+
+
+@pytest.mark.parametrize("bite", BITES, ids=lambda b: b.id)
+def test_a_bite_and_its_prompt_arrive_whole(bite):
+    card, prompt = render.bite(bite), render.explain_prompt(bite)
+    assert limits.problems(card) == [] and limits.problems(prompt) == []
+    assert card.embed.title == bite.title
+    for text in (bite.summary, bite.explainer, bite.tests):
+        assert text in embed_text(card)
+    assert bite.prompt in prompt.embed.description
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.id)
+def test_a_question_its_answer_and_its_daily_post_arrive_whole(question):
+    shown = view(question)
+    state = QuizState(2**62, 2**62, 2**62, "inference", "review", "active", shown.position, shown.total, 29, shown,
+                      NOW, NOW, NOW)
+    asked = render.question(state)
+    wrong = next(i for i in range(len(question.options)) if i != question.answer)
+    result = AnswerResult("ok", shown.position, shown.total, correct=False, choice=wrong,
+                          correct_choice=question.answer, explanation=question.explanation,
+                          bite_id=question.bite_id, bite_title=shown.bite_title, xp_gained=0, finished=True)
+    answered = render.answered(result, state)
+    bite = CATALOG.bites[question.bite_id]
+    pick = DailyPick(2**62, 2**62, date(2026, 9, 30), bite.track, bite.id, bite.title, view(question, 0, 1), False)
+    post = render.daily_post(pick, bite)
+    for reply in (asked, answered, post):
+        assert limits.problems(reply) == []
+    for text in (question.stem, *question.options):
+        assert text in asked.embed.description and text in embed_text(post)
+    assert question.explanation in answered.embed.description
+    assert bite.explainer in post.embed.description
