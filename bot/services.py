@@ -12,15 +12,19 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot.ratelimit import Cooldown, Drafts
 from coach.config import Settings
 from content import Catalog, default_catalog, load_catalog
 
-if TYPE_CHECKING:  # typed, so a handler calling a method the Coach lacks is caught by a type checker
+if TYPE_CHECKING:  # typed, so a handler calling a method a service lacks is caught by a type checker
+    from bot.pictures.pool import InlineRenderer, PicturePool
     from coach.engine import Coach
+    from coach.grading.pipeline import Grader
     from coach.store import Store
+    from coach.topics import TopicFinder
+    from serving.client import LLMClient
 
 log = logging.getLogger("coach.bot.services")
 
@@ -31,12 +35,12 @@ class Services:
     store: "Store"
     catalog: Catalog
     coach: "Coach"
-    llm: Any = None
-    pictures: Any = None  # a PicturePool (worker processes) or an InlineRenderer: bot.pictures.pool
+    llm: "LLMClient | None" = None  # None when the LLM grader is off
+    pictures: "PicturePool | InlineRenderer | None" = None  # worker processes, or in-process for the CLI
     explain_cooldown: Cooldown = None  # type: ignore[assignment]
     drafts: Drafts = field(default_factory=Drafts)
-    _topics: Any = None
-    _grader: Any = None
+    _topics: "TopicFinder | None" = None
+    _grader: "Grader | None" = None
     _grader_error: str | None = None
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
