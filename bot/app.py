@@ -5,20 +5,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 
 import discord
 from discord import app_commands
 
 from bot import commands
+from bot import custom_ids as ids
 from bot.daily_poster import DailyPoster, Reminders, every
 from bot.discord_adapter import DiscordAdapter
 from bot.handlers import Handlers
 from bot.replies import Reply
 from bot.observability import start_http
 from bot.views import CoachButton, message_kwargs
+from coach.daily_claims import DailyPostClaims
 from coach.readiness import Readiness
 
 log = logging.getLogger("coach.bot.discord")
+
+# Expiring state (cool-downs, drafts, confirmations, claims) past its time is deleted this
+# often; answer drafts are readable 14 minutes, so none is kept longer than 15.
+PURGE_EVERY_S = 60.0
+RECENT_MESSAGES = 50  # how far back a process taking over a daily post looks for it
 
 
 def point_at(api_base: str | None, gateway_url: str | None) -> None:
@@ -33,7 +41,9 @@ def point_at(api_base: str | None, gateway_url: str | None) -> None:
 
 class CoachBot(discord.Client):
     def __init__(self, services, *, dev_guild_id: int | None = None, poll_seconds: float = 30.0,
-                 background: bool = True, **client_options):
+                 background: bool = True, holder: str | None = None, **client_options):
+        """`holder`: this process's name in the daily posts' claims (default: the host name,
+        which a restarted process keeps, so it takes its own unfinished claim back at once)."""
         super().__init__(intents=discord.Intents(guilds=True), **client_options)
         self.services = services
         self.handlers = Handlers(services)
@@ -43,7 +53,9 @@ class CoachBot(discord.Client):
         self.poll_seconds = poll_seconds
         self.background = background
         self.poster = DailyPoster(services.coach, services.catalog, self.send_post, self.warn_admin,
-                                  week=self.week_for_post)
+                                  week=self.week_for_post, find_post=self.find_post,
+                                  claims=DailyPostClaims(services.store, clock=services.coach.now),
+                                  holder=holder or socket.gethostname())
         self.reminders = Reminders(services.coach, self.send_dm)
         self.synced = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
@@ -76,6 +88,8 @@ class CoachBot(discord.Client):
         if self.background:
             self._tasks.append(asyncio.create_task(every(self.poll_seconds, self.poster.run_once, "daily")))
             self._tasks.append(asyncio.create_task(every(self.poll_seconds * 2, self.reminders.run_once, "reminders")))
+            self._tasks.append(asyncio.create_task(every(PURGE_EVERY_S, self.services.purge_expired_state,
+                                                         "purge expired state")))
             self._tasks.append(asyncio.create_task(self.services.warm_up()))
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
@@ -99,6 +113,20 @@ class CoachBot(discord.Client):
         except discord.NotFound as error:
             raise LookupError(str(error)) from error
         return message.id
+
+    async def find_post(self, channel_id: int, pick) -> int | None:
+        """The id of the pick's post among the channel's recent messages by this bot (its
+        answer buttons carry the post's date), or None."""
+        marker = ids.daily(pick.local_date, 0)[:-1]  # "d:<yyyymmdd>:", any choice
+        channel = self.get_partial_messageable(channel_id)
+        async for message in channel.history(limit=RECENT_MESSAGES):
+            if self.user is not None and message.author.id != self.user.id:
+                continue
+            custom_ids = (getattr(item, "custom_id", None) or "" for row in message.components
+                          for item in getattr(row, "children", ()))
+            if any(custom_id.startswith(marker) for custom_id in custom_ids):
+                return message.id
+        return None
 
     async def warn_admin(self, guild_id: int, text: str) -> None:
         guild = self.get_guild(guild_id)

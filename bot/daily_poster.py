@@ -1,13 +1,20 @@
 """The daily poster and the reminder DMs: background loops over coach services.
 
-A post is sent exactly once: the pick is recorded before sending, the message goes
-out with a nonce derived from the pick (`enforce_nonce`, so Discord drops a resend
-after a crash), and the post is marked sent only after Discord accepted it.
+A post is sent exactly once, by one process of however many run: the pick is recorded
+before sending; the process claims the post (`coach.daily_claims`: a lease row before
+sending, the message id after), so a second process skips a post another is sending; the
+message goes out with a nonce derived from the pick (`enforce_nonce`, so Discord drops a
+resend after a crash); and the post is marked sent only after Discord accepted it. A
+process that takes over a claim whose holder died before recording a message id looks in
+the channel for the post before sending it again.
 
 On the server's first day of the week the post also carries the week before: in words,
 and as a picture. The picture never costs the post: when it cannot be drawn the post goes
 without it, and when the channel refuses files (servers that invited the bot before it
-asked for *Attach Files*) the post is sent again without it and the owner is told once.
+asked for *Attach Files*) the post is sent again without it and the owner is told (at
+most once a month). A channel that refuses the post is left alone for the rest of the
+day and the owner is told once. Both notices are claimed in the database, so only one
+process sends each.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Awaitable, Callable
 from bot import render
 from bot.replies import Attachment, Reply
 from coach.daily.rules import is_week_start
+from coach.daily_claims import DailyPostClaims
 from coach.errors import CoachError, NotFound
 from coach.results import DailyPick
 
@@ -42,22 +50,37 @@ Warn = Callable[[int, str], Awaitable[None]]
 DirectMessage = Callable[[int, str], Awaitable[None]]
 # (guild_id, first day) -> (the server's week, its picture or None): Handlers.week_picture, named by the adapter.
 WeekPicture = Callable[[int, date], Awaitable[tuple[object, Attachment | None]]]
+# (channel_id, pick) -> the id of the pick's post if it is in the channel, else None.
+FindPost = Callable[[int, object], Awaitable[int | None]]
+
+NO_FILES_NOTICE_EVERY = timedelta(days=30)
 
 
 class DailyPoster:
-    def __init__(self, coach, catalog, send: Send, warn: Warn | None = None, week: WeekPicture | None = None):
+    def __init__(self, coach, catalog, send: Send, warn: Warn | None = None, week: WeekPicture | None = None, *,
+                 claims: DailyPostClaims, holder: str, find_post: FindPost | None = None):
+        """`claims`: who sends which post, in the database; `holder`: this process's name
+        there (stable across its restarts); `find_post`: looks for an already sent post."""
         self.coach, self.catalog, self.send, self.warn, self.week = coach, catalog, send, warn, week
-        self._blocked: dict[int, object] = {}  # guild -> local date we gave up posting on
-        self._told_no_files: set[int] = set()  # guilds whose owner heard about Attach Files
+        self.claims, self.holder, self.find_post = claims, holder, find_post
 
     async def post(self, due) -> int | None:
-        """Send one due post; returns the message id, or None when it could not go out."""
-        guild_id, day = due.schedule.guild_id, due.local_date
-        if self._blocked.get(guild_id) == day:
-            return None
+        """Send one due post; returns the message id, or None when it did not go out (sent
+        by another process, being sent by one now, or refused by the channel)."""
+        guild_id, day, channel_id = due.schedule.guild_id, due.local_date, due.schedule.channel_id
         pick = await self.coach.daily.pick_daily(guild_id, day, due.schedule.track)  # recorded before sending
         if pick.sent:
             return pick.message_ids[0] if pick.message_ids else None
+        claim = await self.claims.claim(guild_id, day, self.holder)
+        if claim.status == "sent":  # recorded by a process that died before marking the pick
+            await self.coach.daily.mark_daily_sent(guild_id, day, [claim.message_id])
+            return None
+        if claim.status != "granted":
+            return None
+        if claim.check_channel:
+            found = await self._already_posted(channel_id, pick)
+            if found is not None:
+                return await self._record(guild_id, day, found, "found in the channel")
         try:
             yesterday = await self.coach.daily.daily_results(guild_id, day - timedelta(days=1))
         except NotFound:
@@ -72,17 +95,34 @@ class DailyPoster:
         if picture is not None:
             reply = replace(reply, attachment=picture)
         try:
-            message_id = await self._send(guild_id, due.schedule.channel_id, reply, post_nonce(pick))
+            message_id = await self._send(guild_id, channel_id, reply, post_nonce(pick))
         except (PermissionError, LookupError) as error:
-            self._blocked[guild_id] = day
-            log.warning("daily post blocked", extra={"guild": guild_id, "channel": due.schedule.channel_id,
-                                                     "reason": str(error)})
-            if self.warn is not None:
-                await self._warn(guild_id, due.schedule.channel_id)
+            first = await self.claims.give_up(guild_id, day)
+            log.warning("daily post blocked", extra={"guild": guild_id, "channel": channel_id, "reason": str(error)})
+            if first and self.warn is not None:
+                await self._warn(guild_id, channel_id)
             return None
+        return await self._record(guild_id, day, message_id, "sent")
+
+    async def _record(self, guild_id: int, day: date, message_id: int, how: str) -> int:
         await self.coach.daily.mark_daily_sent(guild_id, day, [message_id])
-        log.info("daily post sent", extra={"guild": guild_id, "date": day.isoformat(), "message_id": message_id})
+        await self.claims.record_sent(guild_id, day, self.holder, message_id)
+        log.info("daily post sent", extra={"guild": guild_id, "date": day.isoformat(), "message_id": message_id,
+                                           "how": how})
         return message_id
+
+    async def _already_posted(self, channel_id: int, pick) -> int | None:
+        """The post an earlier holder may have sent before it died. If the channel cannot be
+        read, None: the send that follows carries the same nonce, which Discord drops if
+        the first one landed within its dedup window."""
+        if self.find_post is None:
+            return None
+        try:
+            return await self.find_post(channel_id, pick)
+        except Exception as error:  # reading the channel is a precaution, never a reason to skip the post
+            log.warning("could not look for an earlier daily post", extra={"channel": channel_id,
+                                                                           "reason": type(error).__name__})
+            return None
 
     async def _send(self, guild_id: int, channel_id: int, reply: Reply, nonce: str) -> int:
         """Send; a post refused for its picture goes again without it (same nonce: nothing
@@ -94,8 +134,8 @@ class DailyPoster:
                 raise
         log.warning("weekly picture refused; posting without it", extra={"guild": guild_id, "channel": channel_id})
         message_id = await self.send(channel_id, replace(reply, attachment=None), nonce)
-        if self.warn is not None and guild_id not in self._told_no_files:
-            self._told_no_files.add(guild_id)
+        if self.warn is not None and await self.claims.first_notice(guild_id, "no_attach_files",
+                                                                     NO_FILES_NOTICE_EVERY):
             text = (f"This week's picture of how the server did could not be posted in <#{channel_id}>: I'm missing "
                     "the *Attach Files* permission there. The daily post went out without it.")
             try:

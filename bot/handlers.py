@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from dataclasses import dataclass, replace
 from typing import Awaitable, Callable, Mapping, Sequence
@@ -51,7 +50,6 @@ class Handlers:
         self.services = services
         self.coach = services.coach
         self.catalog = services.catalog
-        self._forget_nonces: dict[int, str] = {}
 
     # ----- quiz -------------------------------------------------------------------------
     def default_track(self) -> str:
@@ -170,6 +168,12 @@ class Handlers:
         return render.explain_prompt(bite)
 
     async def grade(self, actor: Actor, answer: str, bite_id: str | None) -> Reply:
+        reply, _ = await self._grade(actor, answer, bite_id)
+        return reply
+
+    async def _grade(self, actor: Actor, answer: str, bite_id: str | None) -> tuple[Reply, bool]:
+        """The reply, and whether a grading ran (False: grading unavailable, the cool-down, or
+        input that cannot be graded; then no use of the cool-down is spent)."""
         try:
             grader = await self.services.grader()
         except Exception:
@@ -177,33 +181,40 @@ class Handlers:
             grader = None
         if grader is None:  # nothing ran, so no use of the cool-down is spent
             return notice("Grading is unavailable right now, sorry — your answer was not stored. Try again later.",
-                          outcome="grading_unavailable")
-        wait = self.services.explain_cooldown.take(actor.user_id)
-        if wait > 0:
+                          outcome="grading_unavailable"), False
+        use = await self.services.explain_cooldown.spend_use(actor.user_id)
+        if not use.spent:
             return notice(
                 f"Grading takes a while, so I keep it to {self.services.settings.explain_rate_limit} explanations "
                 f"every {self.services.settings.explain_rate_window_s // 60 or 1} minutes. "
-                f"Take a breath and try again in {int(wait) + 1} seconds.",
+                f"Take a breath and try again in {int(use.retry_after_s) + 1} seconds.",
                 outcome="cooldown",
-            )
+            ), False
         attempt_key = f"{actor.request_id}:{bite_id or '-'}" if actor.request_id else None
         result = await grader.grade_and_record(self.coach.progress, actor.user_id, actor.guild_id, answer, bite_id, attempt_key)
-        draft = self.services.drafts.put(actor.user_id, answer)
+        if isinstance(result, GradeError):  # input that could not be graded: the use is given back
+            await self.services.explain_cooldown.refund(use)
+            return notice(result.message, outcome=result.error), False
+        # The answer is kept (briefly) only when the reply offers to grade it as another bite.
         if isinstance(result, OffTopic):
-            return render.off_topic(result, draft=draft)
-        if isinstance(result, GradeError):
-            return notice(result.message, outcome=result.error)
+            draft = await self.services.drafts.keep(actor.user_id, answer) if result.suggestions else None
+            return render.off_topic(result, draft=draft), True
+        others = [alt for alt in result.alternatives if alt.bite_id != result.bite_id]
+        draft = await self.services.drafts.keep(actor.user_id, answer) if others else None
         # The pipeline's own retrieval supplies the "grade as another bite" choices: no second search.
-        return render.grade(result, draft=draft, alternatives=result.alternatives, retrieved=bite_id is None)
+        return render.grade(result, draft=draft, alternatives=result.alternatives, retrieved=bite_id is None), True
 
-    async def _regrade(self, actor: Actor, bite_id: str, draft: str) -> Reply:
-        text = self.services.drafts.get(actor.user_id, draft)
+    async def _regrade(self, actor: Actor, bite_id: str, token: str) -> Reply:
         bite = self.catalog.bites.get(bite_id)
         if bite is None:
             return notice("I don't know that bite any more.", outcome="not_found")
-        if text is None:  # expired, a restart, or not this user's answer: ask again
+        draft = await self.services.drafts.take(actor.user_id, token)
+        if draft is None:  # expired, used already, or not this user's answer: ask again
             return render.answer_modal(bite, max_chars=self.services.settings.answer_max_chars)
-        return await self.grade(actor, text, bite_id)
+        reply, graded = await self._grade(actor, draft.text, bite_id)
+        if not graded:  # the click did not use the draft: keep it for a later click
+            await self.services.drafts.give_back(actor.user_id, draft)
+        return reply
 
     # ----- progress and account ----------------------------------------------------------
     async def stats(self, actor: Actor, view: str = "progress", track: str | None = None) -> Reply:
@@ -273,15 +284,11 @@ class Handlers:
         return render.user_settings(result, changed=True)
 
     async def forget(self, actor: Actor) -> Reply:
-        nonce = secrets.token_hex(4)
-        self._forget_nonces[actor.user_id] = nonce
-        return render.forget_confirm(nonce)
+        return render.forget_confirm(await self.coach.account.ask_to_forget(actor.user_id))
 
-    async def _forget_confirmed(self, actor: Actor, nonce: str) -> Reply:
-        if self._forget_nonces.get(actor.user_id) != nonce:
+    async def _forget_confirmed(self, actor: Actor, code: str) -> Reply:
+        if await self.coach.account.forget_confirmed(actor.user_id, code) is None:
             return notice("That confirmation isn't yours or has expired. Run `/forget` again.", outcome="refused")
-        del self._forget_nonces[actor.user_id]
-        await self.coach.account.forget(actor.user_id)
         return notice("Done: everything I stored about you is deleted.", outcome="forgotten", edit=True)
 
     async def help(self, actor: Actor, console: bool = False) -> Reply:

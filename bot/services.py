@@ -12,10 +12,13 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from bot.ratelimit import Cooldown, Drafts
 from coach.config import Settings
+from coach.grading.cooldown import GradingCooldown
+from coach.grading.drafts import AnswerDrafts
+from coach.timeutil import utcnow
 from content import Catalog, default_catalog, load_catalog
 
 if TYPE_CHECKING:  # typed, so a handler calling a method a service lacks is caught by a type checker
@@ -37,8 +40,9 @@ class Services:
     coach: "Coach"
     llm: "LLMClient | None" = None  # None when the LLM grader is off
     pictures: "PicturePool | InlineRenderer | None" = None  # worker processes, or in-process for the CLI
-    explain_cooldown: Cooldown = None  # type: ignore[assignment]
-    drafts: Drafts = field(default_factory=Drafts)
+    # Both in the database (expiring state), so every bot process and a restarted one agree.
+    explain_cooldown: GradingCooldown = None  # type: ignore[assignment]
+    drafts: AnswerDrafts = None  # type: ignore[assignment]
     _topics: "TopicFinder | None" = None
     _grader: "Grader | None" = None
     _grader_error: str | None = None
@@ -49,8 +53,12 @@ class Services:
             from bot.pictures.pool import build_pictures
 
             self.pictures = build_pictures(self.settings)
+        clock = self.coach.now if self.coach is not None else utcnow  # the coach's clock: tests inject it
         if self.explain_cooldown is None:
-            self.explain_cooldown = Cooldown(self.settings.explain_rate_limit, self.settings.explain_rate_window_s)
+            window = timedelta(seconds=self.settings.explain_rate_window_s)
+            self.explain_cooldown = GradingCooldown(self.store, self.settings.explain_rate_limit, window, clock)
+        if self.drafts is None:
+            self.drafts = AnswerDrafts(self.store, clock)
 
     async def topics(self):
         """The shared TopicFinder (loads the embedding model on first use)."""
@@ -84,6 +92,11 @@ class Services:
             log.exception("warm-up failed")
         else:
             log.warning("models loaded", extra={"seconds": round(time.perf_counter() - started, 1)})
+
+    async def purge_expired_state(self) -> int:
+        """Delete expired cool-down uses, drafts, confirmations, claims and notices (the
+        bot runs this every minute: see bot/app.py)."""
+        return await self.store.purge_expired_state(now=self.coach.now())
 
     async def close(self) -> None:
         await self.pictures.close()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import secrets
+from datetime import datetime, timedelta
 from typing import Callable
 
 from sqlalchemy import delete, select, update
@@ -10,11 +11,13 @@ from sqlalchemy import delete, select, update
 from coach.errors import InvalidRequest, NotFound
 from coach.progress.ledger import Ledger
 from coach.results import Report, UserSettings
-from coach.store import Store
+from coach.store import Store, state
 from coach.store.models import USER_OWNED, Attempt, ReportRow, User
 from coach.timeutil import echo, validate_timezone
 from content import Catalog
 
+FORGET_KIND = "forget_confirmation"
+FORGET_CONFIRM_TTL = timedelta(minutes=10)
 SETTING_FIELDS = ("timezone", "keep_answers", "leaderboard_opt_out", "reminders")
 REPORT_NOTE_MAX = 2000
 
@@ -64,14 +67,35 @@ class AccountService:
 
     async def forget(self, user_id: int) -> int:
         """Delete every row about the user (sessions, answers, cards, attempts, XP,
-        daily answers, reports, settings); returns how many rows went."""
+        daily answers, reports, settings, and their short-lived state: answer drafts,
+        cool-down uses, confirmations); returns how many rows went."""
+        return await self.store.run(lambda db: self._forget(db, user_id))
+
+    async def _forget(self, db, user_id: int) -> int:
+        removed = await state.remove_owned(db, state.user_owner(user_id))
+        for model, column in USER_OWNED:
+            result = await db.execute(delete(model).where(column == user_id))
+            removed += result.rowcount or 0
+        return removed
+
+    async def ask_to_forget(self, user_id: int) -> str:
+        """Start `/forget`: a one-time confirmation code for the user's "Delete my data"
+        button, valid for `FORGET_CONFIRM_TTL`, in the database so any process (or this
+        one after a restart) can honour the click."""
+        code = secrets.token_hex(4)
+        await self.store.put_state(FORGET_KIND, f"{user_id}:{code}", {}, FORGET_CONFIRM_TTL,
+                                   owner=state.user_owner(user_id), now=self.now())
+        return code
+
+    async def forget_confirmed(self, user_id: int, code: str) -> int | None:
+        """Finish `/forget` if `code` is the user's live confirmation: the code is used up
+        and the data deleted in one transaction. None when the code is unknown, expired,
+        already used, or another user's."""
 
         async def work(db):
-            removed = 0
-            for model, column in USER_OWNED:
-                result = await db.execute(delete(model).where(column == user_id))
-                removed += result.rowcount or 0
-            return removed
+            if await state.take(db, FORGET_KIND, f"{user_id}:{code}", now=self.now()) is None:
+                return None
+            return await self._forget(db, user_id)
 
         return await self.store.run(work)
 

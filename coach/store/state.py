@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -22,6 +22,11 @@ from coach.timeutil import utcnow
 MAX_KIND = 40
 MAX_KEY = 200
 MAX_OWNER = 100
+
+
+def user_owner(user_id: int) -> str:
+    """The `owner` of a user's rows, so `/forget` finds them all."""
+    return f"user:{int(user_id)}"
 
 
 def _checked(kind: str, key: str, owner: str | None = None) -> None:
@@ -60,14 +65,14 @@ def _values(kind: str, key: str, value: dict, owner: str | None, ttl: timedelta,
     return dict(kind=kind, key=key, value=value, owner=owner, expires_at=_expiry(ttl, now), updated_at=now)
 
 
-def _upsert(session: AsyncSession, values: dict, *, only_if_expired_at: datetime | None = None):
+def _upsert(session: AsyncSession, values: dict, *, where=None):
     statement = _insert(session).values(**values)
     excluded = statement.excluded
     return statement.on_conflict_do_update(
         index_elements=[Row.kind, Row.key],
         set_={"value": excluded.value, "owner": excluded.owner,
               "expires_at": excluded.expires_at, "updated_at": excluded.updated_at},
-        where=None if only_if_expired_at is None else Row.expires_at <= only_if_expired_at,
+        where=where,
     )
 
 
@@ -79,8 +84,11 @@ async def put(session: AsyncSession, kind: str, key: str, value: dict, ttl: time
 
 
 async def claim(session: AsyncSession, kind: str, key: str, value: dict, ttl: timedelta, *,
-                owner: str | None = None, now: datetime | None = None) -> bool:
+                owner: str | None = None, reclaim_own: bool = False, now: datetime | None = None) -> bool:
     """Insert the row unless a live one exists. True if this call wrote it.
+
+    `reclaim_own`: a live row of the same `owner` counts as free too (a restarted
+    process taking back its own claim; the owner must then name one process only).
 
     One statement: on a conflict the existing row is replaced only if it has expired.
     PostgreSQL locks the conflicting row and re-checks the condition on its newest
@@ -88,7 +96,12 @@ async def claim(session: AsyncSession, kind: str, key: str, value: dict, ttl: ti
     writers one at a time (BEGIN IMMEDIATE)."""
     now = _clock(now)
     values = _values(kind, key, value, owner, ttl, now)
-    statement = _upsert(session, values, only_if_expired_at=now).returning(Row.kind)
+    free = Row.expires_at <= now
+    if reclaim_own:
+        if owner is None:
+            raise ValueError("reclaim_own needs an owner")
+        free = or_(free, Row.owner == owner)
+    statement = _upsert(session, values, where=free).returning(Row.kind)
     return (await session.execute(statement)).first() is not None
 
 

@@ -119,11 +119,14 @@ class Store:
         """Get and delete in one step (one-shot tokens): concurrent takers get it once."""
         return await self.run(lambda db: state.take(db, kind, key, now=now))
 
-    async def claim_state(self, kind: str, key: str, value: dict, ttl: timedelta, *,
-                          owner: str | None = None, now: datetime | None = None) -> bool:
-        """Insert if absent or expired; False if a live row exists. Exactly one of
-        several concurrent claimers, in any process, gets True."""
-        return await self.run(lambda db: state.claim(db, kind, key, value, ttl, owner=owner, now=now))
+    async def claim_state(self, kind: str, key: str, value: dict, ttl: timedelta, *, owner: str | None = None,
+                          reclaim_own: bool = False, now: datetime | None = None) -> bool:
+        """Insert if absent or expired; False if a live row exists (with `reclaim_own`, a
+        live row of another owner). Exactly one of several concurrent claimers, in any
+        process, gets True."""
+        return await self.run(
+            lambda db: state.claim(db, kind, key, value, ttl, owner=owner, reclaim_own=reclaim_own, now=now)
+        )
 
     async def delete_state(self, kind: str, key: str) -> None:
         await self.run(lambda db: state.remove(db, kind, key))
