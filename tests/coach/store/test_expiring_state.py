@@ -126,3 +126,13 @@ async def test_concurrent_takes_from_two_stores_deliver_once(store, rival_stores
         await store.put_state("nonce", key, {"round": round_}, MINUTE)
         results = await asyncio.gather(first.take_state("nonce", key), second.take_state("nonce", key))
         assert sorted(results, key=lambda r: r is None) == [{"round": round_}, None]
+
+
+async def test_reclaim_own_takes_back_only_the_same_owners_live_row(store):
+    assert await store.claim_state("lease", "g1", {}, MINUTE, owner="bot-a", now=T0)
+    assert not await store.claim_state("lease", "g1", {}, MINUTE, owner="bot-b", reclaim_own=True, now=T0)
+    assert not await store.claim_state("lease", "g1", {}, MINUTE, owner="bot-a", now=T0), "only when asked"
+    assert await store.claim_state("lease", "g1", {"n": 2}, MINUTE, owner="bot-a", reclaim_own=True, now=T0)
+    assert await store.get_state("lease", "g1", now=T0) == {"n": 2}
+    with pytest.raises(ValueError, match="owner"):
+        await store.claim_state("lease", "g2", {}, MINUTE, reclaim_own=True, now=T0)
