@@ -20,12 +20,10 @@ from bot.observability import start_http
 from bot.views import CoachButton, message_kwargs
 from coach.daily_claims import DailyPostClaims
 from coach.readiness import Readiness
+from coach.store.state import PURGE_EVERY
 
 log = logging.getLogger("coach.bot.discord")
 
-# Expiring state (cool-downs, drafts, confirmations, claims) past its time is deleted this
-# often; answer drafts are readable 14 minutes, so none is kept longer than 15.
-PURGE_EVERY_S = 60.0
 RECENT_MESSAGES = 50  # how far back a process taking over a daily post looks for it
 
 
@@ -88,7 +86,7 @@ class CoachBot(discord.Client):
         if self.background:
             self._tasks.append(asyncio.create_task(every(self.poll_seconds, self.poster.run_once, "daily")))
             self._tasks.append(asyncio.create_task(every(self.poll_seconds * 2, self.reminders.run_once, "reminders")))
-            self._tasks.append(asyncio.create_task(every(PURGE_EVERY_S, self.services.purge_expired_state,
+            self._tasks.append(asyncio.create_task(every(PURGE_EVERY.total_seconds(), self.services.purge_expired_state,
                                                          "purge expired state")))
             self._tasks.append(asyncio.create_task(self.services.warm_up()))
 

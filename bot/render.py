@@ -11,6 +11,7 @@ from dataclasses import replace
 from bot import custom_ids as ids
 from bot.limits import clip, fit
 from bot.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
+from coach.grading.drafts import KEPT_AT_MOST as DRAFTS_KEPT_AT_MOST
 
 LETTERS = "ABCD"
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -348,6 +349,10 @@ def user_settings(result, *, changed: bool = False) -> Reply:
         f"**Reminders by DM:** {yes(result.reminders)} (when reviews are due or a streak is about to break)",
         "",
         "Change with `/settings timezone:Europe/Paris keep_answers:true leaderboard:false reminders:true`.",
+        "",
+        f"*Privacy:* when a graded answer offers **Grade as: …**, I hold its text for those buttons only, "
+        f"for at most {DRAFTS_KEPT_AT_MOST.seconds // 60} minutes, whatever the setting above; one click uses it up. "
+        "`/forget` deletes it with everything else.",
     ]
     return fit(Reply(embed=Embed(title="Settings updated" if changed else "Your settings", description="\n".join(lines)),
                      outcome="settings"))

@@ -19,8 +19,10 @@ from coach.store import state
 from coach.timeutil import utcnow
 
 DRAFT_KIND = "answer_draft"
-# Readable for 14 minutes; the purge runs every minute, so no draft outlives 15 minutes.
-TTL = timedelta(minutes=14)
+# What /settings and the README promise: no draft is kept longer than this. It is
+# readable for one purge interval less, so the purge deletes it in time.
+KEPT_AT_MOST = timedelta(minutes=15)
+TTL = KEPT_AT_MOST - state.PURGE_EVERY
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from coach.store.models import ExpiringStateRow as Row
 from coach.timeutil import utcnow
 
+# How often the bot deletes expired rows (bot/app.py runs `Store.purge_expired_state`);
+# anything promised "deleted within" a time counts this in.
+PURGE_EVERY = timedelta(minutes=1)
+
 MAX_KIND = 40
 MAX_KEY = 200
 MAX_OWNER = 100

@@ -34,6 +34,7 @@ async def test_bite_help_and_settings(harness, fake):
 
     shown = await run(fake, user, guild, "settings")
     assert "Timezone:** UTC" in shown["embeds"][0]["description"]
+    assert "at most 15 minutes" in shown["embeds"][0]["description"], "the privacy note on answer drafts"
     changed = await run(fake, user, guild, "settings", options={"timezone": "Europe/Paris", "reminders": True,
                                                                  "leaderboard": False})
     text = changed["embeds"][0]["description"]
