@@ -12,8 +12,8 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import TYPE_CHECKING
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Callable
 
 from coach.config import Settings
 from coach.grading.cooldown import GradingCooldown
@@ -43,6 +43,7 @@ class Services:
     # Both in the database (expiring state), so every bot process and a restarted one agree.
     explain_cooldown: GradingCooldown = None  # type: ignore[assignment]
     drafts: AnswerDrafts = None  # type: ignore[assignment]
+    clock: Callable[[], datetime] = None  # type: ignore[assignment]  # default: the coach's (tests inject it)
     _topics: "TopicFinder | None" = None
     _grader: "Grader | None" = None
     _grader_error: str | None = None
@@ -53,12 +54,13 @@ class Services:
             from bot.pictures.pool import build_pictures
 
             self.pictures = build_pictures(self.settings)
-        clock = self.coach.now if self.coach is not None else utcnow  # the coach's clock: tests inject it
+        if self.clock is None:
+            self.clock = self.coach.now if self.coach is not None else utcnow
         if self.explain_cooldown is None:
             window = timedelta(seconds=self.settings.explain_rate_window_s)
-            self.explain_cooldown = GradingCooldown(self.store, self.settings.explain_rate_limit, window, clock)
+            self.explain_cooldown = GradingCooldown(self.store, self.settings.explain_rate_limit, window, self.clock)
         if self.drafts is None:
-            self.drafts = AnswerDrafts(self.store, clock)
+            self.drafts = AnswerDrafts(self.store, self.clock)
 
     async def topics(self):
         """The shared TopicFinder (loads the embedding model on first use)."""
@@ -96,7 +98,7 @@ class Services:
     async def purge_expired_state(self) -> int:
         """Delete expired cool-down uses, drafts, confirmations, claims and notices (the
         bot runs this every minute: see bot/app.py)."""
-        return await self.store.purge_expired_state(now=self.coach.now())
+        return await self.store.purge_expired_state(now=self.clock())
 
     async def close(self) -> None:
         await self.pictures.close()
