@@ -18,7 +18,7 @@ from bot.handlers import Handlers
 from bot.replies import Reply
 from bot.observability import start_http
 from bot.views import CoachButton, message_kwargs
-from coach.daily_claims import DailyPostClaims
+from coach.daily.claims import DailyPostClaims
 from coach.readiness import Readiness
 from coach.store.state import PURGE_EVERY
 

@@ -1,7 +1,7 @@
 """The daily poster and the reminder DMs: background loops over coach services.
 
 A post is sent exactly once, by one process of however many run: the pick is recorded
-before sending; the process claims the post (`coach.daily_claims`: a lease row before
+before sending; the process claims the post (`coach.daily.claims`: a lease row before
 sending, the message id after), so a second process skips a post another is sending; the
 message goes out with a nonce derived from the pick (`enforce_nonce`, so Discord drops a
 resend after a crash); and the post is marked sent only after Discord accepted it. A
@@ -28,7 +28,7 @@ from typing import Awaitable, Callable
 from bot import render
 from bot.replies import Attachment, Reply
 from coach.daily.rules import is_week_start
-from coach.daily_claims import DailyPostClaims
+from coach.daily.claims import DailyPostClaims
 from coach.errors import CoachError, NotFound
 from coach.results import DailyPick
 

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 from bot.handlers import Actor, Handlers
 from bot.services import build_services
-from coach.daily_claims import POST_LEASE, DailyPostClaims
+from coach.daily.claims import POST_LEASE, DailyPostClaims
 from tests.e2e.conftest import button, buttons
 from tests.e2e.test_daily import set_daily
 from tests.e2e.test_explain import GOOD_ANSWER, submit_answer
@@ -38,7 +38,7 @@ async def test_forget_confirmed_after_a_restart(harness, fake):
     restarted = await harness.start()
     done = await fake.click(alice, confirm, confirm_id)
     assert "deleted" in (await fake.reply(done))["content"]
-    assert not (await restarted.services.coach.get_settings(int(alice["id"]))).reminders
+    assert not (await restarted.services.coach.account.get_settings(int(alice["id"]))).reminders
 
 
 async def test_the_cooldown_survives_a_restart(harness, fake):
@@ -115,8 +115,8 @@ async def test_a_bot_that_died_mid_post_is_taken_over_once_its_claim_lapses(harn
     dead = await harness.start(clock=clock)
     guild, admin = fake.add_guild(), fake.add_user("admin")
     channel, _ = await set_daily(fake, guild, admin)
-    (due,) = await dead.services.coach.due_posts()
-    await dead.services.coach.pick_daily(due.schedule.guild_id, due.local_date, due.schedule.track)
+    (due,) = await dead.services.coach.daily.due_posts()
+    await dead.services.coach.daily.pick_daily(due.schedule.guild_id, due.local_date, due.schedule.track)
     claims = DailyPostClaims(dead.services.store, clock)
     assert (await claims.claim(due.schedule.guild_id, due.local_date, "dead-process")).status == "granted"
     await harness.stop(dead)  # it claimed the post and died before sending

@@ -34,23 +34,23 @@ async def state_rows(store, owner=None) -> int:
 
 
 async def test_a_confirmation_from_one_process_is_honoured_by_another_once(coach, other_process):
-    await coach.update_settings(USER, timezone="Europe/Paris")
-    code = await coach.ask_to_forget(USER)
-    assert await other_process.forget_confirmed(OTHER, code) is None, "another user's click deletes nothing"
-    assert await other_process.forget_confirmed(USER, code) >= 1
-    assert (await coach.get_settings(USER)).timezone == "UTC", "the data is gone"
-    assert await coach.forget_confirmed(USER, code) is None, "a code works once"
+    await coach.account.update_settings(USER, timezone="Europe/Paris")
+    code = await coach.account.ask_to_forget(USER)
+    assert await other_process.account.forget_confirmed(OTHER, code) is None, "another user's click deletes nothing"
+    assert await other_process.account.forget_confirmed(USER, code) >= 1
+    assert (await coach.account.get_settings(USER)).timezone == "UTC", "the data is gone"
+    assert await coach.account.forget_confirmed(USER, code) is None, "a code works once"
 
 
 async def test_a_confirmation_expires_after_ten_minutes(coach, clock):
-    await coach.update_settings(USER, reminders=True)
-    stale = await coach.ask_to_forget(USER)
+    await coach.account.update_settings(USER, reminders=True)
+    stale = await coach.account.ask_to_forget(USER)
     clock.advance(minutes=10)
-    assert await coach.forget_confirmed(USER, stale) is None
-    assert (await coach.get_settings(USER)).reminders, "nothing was deleted"
-    fresh = await coach.ask_to_forget(USER)
+    assert await coach.account.forget_confirmed(USER, stale) is None
+    assert (await coach.account.get_settings(USER)).reminders, "nothing was deleted"
+    fresh = await coach.account.ask_to_forget(USER)
     clock.advance(minutes=9, seconds=59)
-    assert await coach.forget_confirmed(USER, fresh) is not None
+    assert await coach.account.forget_confirmed(USER, fresh) is not None
 
 
 async def test_forgetting_deletes_the_users_short_lived_state_too(coach, store, clock):
@@ -59,12 +59,12 @@ async def test_forgetting_deletes_the_users_short_lived_state_too(coach, store, 
     for user in (USER, OTHER):
         await cooldown.spend_use(user)
         await drafts.keep(user, f"an answer by {user}")
-        await coach.ask_to_forget(user)
+        await coach.account.ask_to_forget(user)
     before = await state_rows(store)
     assert before == 6
 
-    code = await coach.ask_to_forget(USER)
-    await coach.forget_confirmed(USER, code)
+    code = await coach.account.ask_to_forget(USER)
+    await coach.account.forget_confirmed(USER, code)
     assert await state_rows(store, f"user:{USER}") == 0
     assert await state_rows(store) == before - 3, "the other user's rows stay"
     assert await cooldown.uses_left(USER) == 3

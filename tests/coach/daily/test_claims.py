@@ -9,7 +9,7 @@ from datetime import date, timedelta
 
 import pytest_asyncio
 
-from coach.daily_claims import POST_LEASE, DailyPostClaims, PostClaim
+from coach.daily.claims import POST_LEASE, DailyPostClaims, PostClaim
 from coach.store import Store
 
 GUILD, CHANNEL = 9000, 4242
