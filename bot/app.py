@@ -18,6 +18,7 @@ from bot.handlers import Handlers
 from bot.replies import Reply
 from bot.observability import start_http
 from bot.views import CoachButton, message_kwargs
+from bot.voice_discord import VoiceMessages, intents
 from coach.daily.claims import DailyPostClaims
 from coach.readiness import Readiness
 from coach.store.state import PURGE_EVERY
@@ -42,10 +43,11 @@ class CoachBot(discord.Client):
                  background: bool = True, holder: str | None = None, **client_options):
         """`holder`: this process's name in the daily posts' claims (default: the host name,
         which a restarted process keeps, so it takes its own unfinished claim back at once)."""
-        super().__init__(intents=discord.Intents(guilds=True), **client_options)
+        super().__init__(intents=intents(services.settings), **client_options)
         self.services = services
         self.handlers = Handlers(services)
         self.adapter = DiscordAdapter(self.handlers)
+        self.voice_messages = VoiceMessages(self.handlers, services.settings)
         self.tree = app_commands.CommandTree(self)
         self.dev_guild_id = dev_guild_id
         self.poll_seconds = poll_seconds
@@ -74,6 +76,7 @@ class CoachBot(discord.Client):
 
     async def setup_hook(self) -> None:
         self.services.pictures.start()  # the picture workers warm up while the gateway connects
+        self.services.speech.start()  # so do the speech workers (services.close() stops them)
         self.tree.on_error = self.on_command_error
         self.add_dynamic_items(CoachButton)
         if self.dev_guild_id:
@@ -94,6 +97,9 @@ class CoachBot(discord.Client):
         # Modal submissions are routed by custom_id here, so they work after a restart too.
         if interaction.type == discord.InteractionType.modal_submit:
             await self.adapter.on_submit(interaction)
+
+    async def on_message(self, message: discord.Message) -> None:
+        await self.voice_messages.on_message(message)
 
     async def close(self) -> None:
         for task in self._tasks:

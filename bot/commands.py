@@ -7,6 +7,7 @@ from discord import app_commands
 
 from bot.discord_adapter import DiscordAdapter
 from bot.handlers import Handlers
+from bot.voice_discord import recording_of
 
 MANAGE_GUILD = discord.Permissions(manage_guild=True)
 
@@ -31,8 +32,15 @@ def register(tree: app_commands.CommandTree, adapter: DiscordAdapter, handlers: 
         await adapter.on_command(interaction, "bite", lambda a: handlers.bite(a, topic))
 
     @tree.command(name="explain", description="Explain a concept out loud and get it graded")
-    @app_commands.describe(topic="The concept (optional: with none, just answer and I find the topic)")
-    async def explain(interaction: discord.Interaction, topic: app_commands.Range[str, 1, 200] | None = None):
+    @app_commands.describe(topic="The concept (optional: with none, just answer and I find the topic)",
+                           audio="A recording of your answer (a voice memo or audio file, up to 3 minutes)")
+    async def explain(interaction: discord.Interaction, topic: app_commands.Range[str, 1, 200] | None = None,
+                      audio: discord.Attachment | None = None):
+        if audio is not None:  # transcribing takes seconds: acknowledge first
+            recording = recording_of(audio)
+            await adapter.on_command(interaction, "explain audio",
+                                     lambda a: handlers.voice.explain_audio(a, topic, recording), slow=True)
+            return
         await adapter.on_command(interaction, "explain", lambda a: handlers.explain(a, topic), instant=not topic)
 
     @tree.command(name="review", description="Go through your due review cards")

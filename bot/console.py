@@ -5,7 +5,8 @@ Commands are typed as on Discord with options written name:value
 pressed by their letter (a-d), a word (`next`, `stop`) or their number. With stdin
 not a terminal, commands are read line by line until the end of input. A picture
 (`/stats`, `/stats view:map`) is saved under the data folder (`var/pictures/`) and its
-path printed.
+path printed. `/explain kv cache audio:answer.ogg` answers with a recording: its transcript
+is shown first (`grade` or `fix`), then graded.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from bot.handlers import Actor, Handlers
 from bot.replies import Reply
+from bot.voice_handlers import file_recording
 
 CONSOLE_USER = Actor(user_id=1, guild_id=1, name="you", can_manage_guild=False, request_id="")
 WELCOME = "Interview Coach — console mode (no Discord needed). Type /help for commands, /quit to leave."
@@ -129,11 +131,13 @@ class Console:
         if reply.modal is not None:
             modal = reply.modal
             self.say(f"{plain(modal.title)} — {modal.inputs[0].placeholder or modal.inputs[0].label}")
+            if modal.inputs[0].value:  # a pre-filled box (the transcript to fix): show what is in it
+                self.say(f"Now: {modal.inputs[0].value}\nType it as it should read.")
             text = await self.read("your answer> ")
             if text is None or not text.strip():
                 self.say("(nothing typed — cancelled)")
                 return
-            if any(i.custom_id == "answer" for i in modal.inputs):
+            if any(i.custom_id in ("answer", "transcript") for i in modal.inputs):
                 self.say("(grading…)")
             values = {modal.inputs[0].custom_id: text}
             await self.show(await self.handlers.submit(self._actor(), modal.custom_id, values))
@@ -179,6 +183,13 @@ class Console:
             reply = await h.quiz(actor, options.get("track") or (words[0] if words else None), count)
         elif name == "bite":
             reply = await h.bite(actor, topic)
+        elif name == "explain" and options.get("audio"):  # /explain kv cache audio:answer.ogg
+            recording = file_recording(options["audio"])
+            if recording is None:
+                self.say(f"There is no file {options['audio']!r}.")
+                return True
+            self.say("(transcribing…)")
+            reply = await h.voice.explain_audio(actor, " ".join(words) or options.get("topic"), recording)
         elif name == "explain":
             reply = await h.explain(actor, topic)
         elif name == "review":

@@ -16,6 +16,9 @@ Decoding is tolerant: anything that is not exactly one of these shapes gives Non
     f:<nonce>                         confirm /forget
     m:<bite|->                        the answer modal (- = find the bite by retrieval)
     rm:<kind>:<item>                  the report modal
+    vg:<token>:<bite|->               grade a held voice transcript (- = its own bite, or find one)
+    vf:<token>                        fix a held voice transcript (opens its modal)
+    vm:<token>                        the fix-the-transcript modal
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ POSITION = r"[0-9]{1,3}"
 CHOICE = r"[0-3]"
 SLUG = r"[a-z0-9]+(?:-[a-z0-9]+){0,15}"
 DRAFT = r"[0-9a-f]{8,16}"
+TOKEN = r"[0-9a-f]{12}"  # a held voice transcript (bot/voice_handlers.py)
 
 TEMPLATES: dict[str, str] = {
     "answer": rf"q:(?P<session>{SESSION}):(?P<position>{POSITION}):(?P<choice>{CHOICE})",
@@ -47,6 +51,9 @@ TEMPLATES: dict[str, str] = {
     "forget": r"f:(?P<nonce>[0-9a-f]{6,16})",
     "answer_modal": rf"m:(?P<bite>{SLUG}|-)",
     "report_modal": rf"rm:(?P<kind>[qb]):(?P<item>{SLUG})",
+    "voice_grade": rf"vg:(?P<token>{TOKEN}):(?P<bite>{SLUG}|-)",
+    "voice_fix": rf"vf:(?P<token>{TOKEN})",
+    "voice_modal": rf"vm:(?P<token>{TOKEN})",
 }
 _COMPILED = {name: re.compile(pattern) for name, pattern in TEMPLATES.items()}
 _INT_FIELDS = {"position", "choice"}
@@ -121,6 +128,18 @@ def answer_modal(bite_id: str | None) -> str:
 
 def report_modal(kind: str, item_id: str) -> str:
     return _check("report_modal", f"rm:{kind}:{item_id}")
+
+
+def voice_grade(token: str, bite_id: str | None = None) -> str:
+    return _check("voice_grade", f"vg:{token}:{bite_id or '-'}")
+
+
+def voice_fix(token: str) -> str:
+    return _check("voice_fix", f"vf:{token}")
+
+
+def voice_modal(token: str) -> str:
+    return _check("voice_modal", f"vm:{token}")
 
 
 def decode(custom_id) -> Decoded | None:

@@ -32,7 +32,7 @@ ACK_BUDGET_S = 0.25
 # With this many handlers already running the bot is saturated (usually the database):
 # acknowledge first, without waiting for the budget, so the ack never queues behind them.
 BUSY_IN_FLIGHT = 8
-MODAL_OPENERS = ("explain", "report")  # buttons answered with a modal, which cannot follow a defer
+MODAL_OPENERS = ("explain", "report", "voice_fix")  # buttons answered with a modal, which cannot follow a defer
 SORRY = "Something went wrong on my side — your progress is safe. Please try again."
 
 
@@ -47,6 +47,7 @@ def actor_of(interaction: discord.Interaction) -> Actor:
         locale=str(interaction.guild_locale or interaction.locale or ""),
         # Servers that invited the bot before pictures did not grant Attach Files.
         can_attach=not interaction.guild_id or interaction.app_permissions.attach_files,
+        channel_id=interaction.channel_id or 0,
     )
 
 
@@ -83,7 +84,7 @@ class DiscordAdapter:
         decoded = custom_ids.decode(custom_id)
         name = f"modal:{decoded.action if decoded else '?'}"
         actor = actor_of(interaction)
-        slow = decoded is not None and decoded.action == "answer_modal"
+        slow = self.handlers.is_slow(custom_id)
         await self._run(interaction, name, lambda: self.handlers.submit(actor, custom_id, values),
                         slow=slow, from_button=False)
 

@@ -20,7 +20,10 @@ from bot.pictures import MapPicture, StatsPicture, WeekPicture
 from bot.pictures.pool import PictureError
 from bot.pictures.render import describe as describe_picture
 from bot.replies import Attachment, Reply, notice
+from bot.voice_handlers import VoiceHandlers
+from bot.voice_render import with_delivery_history
 from coach.daily.rules import next_post_time, parse_weekday
+from coach.voice.history import delivery_history
 from coach.errors import CoachError, InvalidRequest, NotFound, NotOwner
 from coach.grading.models import GradeError, OffTopic
 from coach.timeutil import local_date
@@ -31,7 +34,7 @@ PERIODS = ("week", "month", "all")
 STATS_VIEWS = ("progress", "map")
 # (guild_id, user_ids) -> {user_id: display name}: names only the adapter knows.
 Names = Callable[[int, Sequence[int]], Awaitable[Mapping[int, str]]]
-SLOW_ACTIONS = {"regrade", "answer_modal"}  # grading: defer first
+SLOW_ACTIONS = {"regrade", "answer_modal", "voice_grade", "voice_modal"}  # grading: defer first
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class Actor:
     request_id: str = ""  # the interaction id: makes a retried grading idempotent
     locale: str = ""  # the server's preferred locale (Discord), e.g. "en-US"
     can_attach: bool = True  # whether the bot may attach files where it answers
+    channel_id: int = 0  # where it happened (a voice message answers an /explain of that channel)
 
 
 class Handlers:
@@ -50,6 +54,7 @@ class Handlers:
         self.services = services
         self.coach = services.coach
         self.catalog = services.catalog
+        self.voice = VoiceHandlers(self)
 
     # ----- quiz -------------------------------------------------------------------------
     def default_track(self) -> str:
@@ -165,13 +170,19 @@ class Handlers:
         if bite is None:
             return notice("I couldn't find a bite on that. Try `/explain` with no topic and just answer.",
                           outcome="not_found")
-        return render.explain_prompt(bite)
+        return await self.voice.prompt_opened(actor, bite, render.explain_prompt(bite))
 
-    async def grade(self, actor: Actor, answer: str, bite_id: str | None) -> Reply:
-        reply, _ = await self._grade(actor, answer, bite_id)
+    async def grade(self, actor: Actor, answer: str, bite_id: str | None, *, spoken=None,
+                    attempt_key: str | None = None, held: str | None = None) -> Reply:
+        """`spoken`: a voice answer (`answer` is its transcript); `attempt_key` overrides the
+        interaction's own (a held transcript is one attempt however often it is confirmed);
+        `held`: the answer is already held under this token (a voice transcript), so no draft
+        is kept and "Grade as" buttons carry the token."""
+        reply, _ = await self._grade(actor, answer, bite_id, spoken=spoken, attempt_key=attempt_key, held=held)
         return reply
 
-    async def _grade(self, actor: Actor, answer: str, bite_id: str | None) -> tuple[Reply, bool]:
+    async def _grade(self, actor: Actor, answer: str, bite_id: str | None, *, spoken=None,
+                     attempt_key: str | None = None, held: str | None = None) -> tuple[Reply, bool]:
         """The reply, and whether a grading ran (False: grading unavailable, the cool-down, or
         input that cannot be graded; then no use of the cool-down is spent)."""
         try:
@@ -190,17 +201,19 @@ class Handlers:
                 f"Take a breath and try again in {int(use.retry_after_s) + 1} seconds.",
                 outcome="cooldown",
             ), False
-        attempt_key = f"{actor.request_id}:{bite_id or '-'}" if actor.request_id else None
-        result = await grader.grade_and_record(self.coach.progress, actor.user_id, actor.guild_id, answer, bite_id, attempt_key)
+        if attempt_key is None and actor.request_id:
+            attempt_key = f"{actor.request_id}:{bite_id or '-'}"
+        result = await grader.grade_and_record(self.coach.progress, actor.user_id, actor.guild_id, answer, bite_id,
+                                               attempt_key, spoken=spoken)
         if isinstance(result, GradeError):  # input that could not be graded: the use is given back
             await self.services.explain_cooldown.refund(use)
             return notice(result.message, outcome=result.error), False
         # The answer is kept (briefly) only when the reply offers to grade it as another bite.
         if isinstance(result, OffTopic):
-            draft = await self.services.drafts.keep(actor.user_id, answer) if result.suggestions else None
+            draft = held or (await self.services.drafts.keep(actor.user_id, answer) if result.suggestions else None)
             return render.off_topic(result, draft=draft), True
         others = [alt for alt in result.alternatives if alt.bite_id != result.bite_id]
-        draft = await self.services.drafts.keep(actor.user_id, answer) if others else None
+        draft = held or (await self.services.drafts.keep(actor.user_id, answer) if others else None)
         # The pipeline's own retrieval supplies the "grade as another bite" choices: no second search.
         return render.grade(result, draft=draft, alternatives=result.alternatives, retrieved=bite_id is None), True
 
@@ -232,7 +245,8 @@ class Handlers:
             return notice(f"view must be one of: {', '.join(STATS_VIEWS)}.", outcome="invalid")
         stats = await self.coach.progress.stats(actor.user_id, actor.guild_id)
         history = await self.coach.history.progress_history(actor.user_id)
-        return await self._with_picture(render.stats(stats), StatsPicture(name, stats, history), actor)
+        reply = with_delivery_history(render.stats(stats), await delivery_history(self.services.store, actor.user_id))
+        return await self._with_picture(reply, StatsPicture(name, stats, history), actor)
 
     async def week_picture(self, guild_id: int, start, server: str, resolve_names: Names):
         """The server's week that begins on `start` and its picture (None when it could not be
@@ -347,13 +361,17 @@ class Handlers:
             return await self.daily_answer(actor, d.day, d.choice)
         if d.action == "forget":
             return await self._forget_confirmed(actor, d.nonce)
+        if d.action in ("voice_grade", "voice_fix"):
+            return await self.voice.press(actor, d)
         return notice("That button is no longer valid.", outcome="invalid")
 
     async def submit(self, actor: Actor, custom_id: str, values: dict[str, str]) -> Reply:
         """A modal submission."""
         d = ids.decode(custom_id)
-        if d is None or d.action not in ("answer_modal", "report_modal"):
+        if d is None or d.action not in ("answer_modal", "report_modal", "voice_modal"):
             return notice("That form is no longer valid.", outcome="invalid")
+        if d.action == "voice_modal":
+            return await self.voice.submit(actor, d, values)
         if d.action == "report_modal":
             return await self._report(actor, d.kind, d.item, values.get("note", ""))
         answer = values.get("answer", "")

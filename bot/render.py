@@ -82,6 +82,10 @@ def grade(result, *, draft: str | None = None, alternatives=(), retrieved: bool 
     missed = [f"❌ {kp.point}" for kp in result.key_points if kp.status == "missing"]
     wrong = [f"⚠️ {kp.point}{_quote(kp.evidence)}" for kp in result.key_points if kp.status == "wrong"]
     fields = []
+    if getattr(result, "delivery", None) is not None:  # a voice answer: how it was said, under the score
+        from bot.voice_render import delivery_field
+
+        fields.append(delivery_field(result.delivery))
     if landed:
         fields.append(Field("Landed", "\n".join(landed)))
     if partial:
@@ -138,7 +142,9 @@ def help_text(console: bool = False) -> Reply:
         "**Interview Coach** — practice for ML-engineering interviews.",
         f"`{quiz}` multiple-choice questions with explanations.",
         "`/bite [topic]` a 60-second explainer on a topic, or today's.",
-        "`/explain [topic]` explain a concept out loud and get it graded; with no topic, just answer.",
+        "`/explain [topic]` explain a concept out loud and get it graded; with no topic, just answer. "
+        + ("Add `audio:FILE` to answer with a recording."
+           if console else "Add `audio:` with a recording, or send me a voice message afterwards."),
         "`/review` your due review cards. `/stats` your progress as a picture; `/stats view:map` the bite map.",
         "`/leaderboard period:week|month|all` · `/settings` · `/forget` deletes your data · `/help`",
         "Admins: `/daily set|off|preview` posts a daily bite and question in a channel.",

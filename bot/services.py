@@ -23,6 +23,7 @@ from content import Catalog, default_catalog, load_catalog
 
 if TYPE_CHECKING:  # typed, so a handler calling a method a service lacks is caught by a type checker
     from bot.pictures.pool import InlineRenderer, PicturePool
+    from bot.voice_speech import InlineSpeech, PooledSpeech, SharedSpeech
     from coach.engine import Coach
     from coach.grading.pipeline import Grader
     from coach.store import Store
@@ -40,6 +41,7 @@ class Services:
     coach: "Coach"
     llm: "LLMClient | None" = None  # None when the LLM grader is off
     pictures: "PicturePool | InlineRenderer | None" = None  # worker processes, or in-process for the CLI
+    speech: "PooledSpeech | InlineSpeech | SharedSpeech | None" = None  # speech-to-text: bot.voice_speech
     # Both in the database (expiring state), so every bot process and a restarted one agree.
     explain_cooldown: GradingCooldown = None  # type: ignore[assignment]
     drafts: AnswerDrafts = None  # type: ignore[assignment]
@@ -54,6 +56,10 @@ class Services:
             from bot.pictures.pool import build_pictures
 
             self.pictures = build_pictures(self.settings)
+        if self.speech is None:
+            from bot.voice_speech import build_speech
+
+            self.speech = build_speech(self.settings)
         if self.clock is None:
             self.clock = self.coach.now if self.coach is not None else utcnow
         if self.explain_cooldown is None:
@@ -102,6 +108,7 @@ class Services:
 
     async def close(self) -> None:
         await self.pictures.close()
+        await self.speech.close()
         if self.llm is not None:
             await self.llm.aclose()
         await self.store.dispose()
@@ -131,10 +138,11 @@ def build_llm(settings: Settings):
 
 async def build_services(
     settings: Settings, *, catalog: Catalog | None = None, clock=None, topics=None, upgrade: bool = True,
-    pictures=None,
+    pictures=None, speech=None,
 ) -> Services:
     """Open the store (migrating it), build the Coach; `topics` lets tests share one model;
-    `pictures`: the renderer (default: what PICTURE_WORKERS asks for, started by the adapter)."""
+    `pictures`: the renderer (default: what PICTURE_WORKERS asks for, started by the adapter);
+    `speech`: speech-to-text (default: what SPEECH_WORKERS asks for, started by the adapter)."""
     from coach.engine import Coach
     from coach.store import Store
 
@@ -150,4 +158,4 @@ async def build_services(
     if llm is not None:
         await llm.start()  # opens the pool; a server that is down is fine (graders fall back)
     return Services(settings=settings, store=store, catalog=catalog, coach=coach, llm=llm, pictures=pictures,
-                    _topics=topics)
+                    speech=speech, _topics=topics)

