@@ -61,8 +61,8 @@ def not_audio(content_type: str) -> str:
 
 
 DOWNLOAD_FAILED = "I couldn't download that recording from Discord."
-HELD_GONE = ("I no longer have that transcript: I keep one for {minutes} minutes (your latest only), and never "
-             "the recording. Send the recording again.")
+HELD_GONE = ("That transcript isn't one I'm holding for you: I keep only your latest, for {minutes} minutes, "
+             "and never the recording. Send the recording again to answer.")
 
 
 def held_gone() -> Reply:

@@ -42,6 +42,17 @@ def topics(catalog, tmp_path_factory):
     return TopicFinder.from_settings(settings, catalog)
 
 
+@pytest.fixture(scope="session")
+def warm_speech():
+    """The real tiny.en model, loaded once for the voice tests and shared by their bots
+    (test_voice_pool.py starts the bot's own worker pool instead)."""
+    from bot.voice_speech import SharedSpeech
+    from coach.voice import InProcessSpeech
+    from serving.speech import SpeechOptions, Transcriber
+
+    return SharedSpeech(InProcessSpeech(Transcriber(SpeechOptions(threads=2))))
+
+
 @pytest.fixture
 def settings(tmp_path):
     return load_settings(
@@ -54,6 +65,7 @@ def settings(tmp_path):
         explain_rate_limit=3,
         explain_rate_window_s=600,
         picture_workers=0,  # no worker process for tests that draw nothing (test_pictures.py starts one)
+        speech_workers=0,  # nor for speech (test_voice*.py share one warm model or start the pool)
     )
 
 
@@ -71,9 +83,11 @@ class Harness:
     def __init__(self, fake, settings, catalog, topics):
         self.fake, self.settings, self.catalog, self.topics = fake, settings, catalog, topics
         self.running: list[tuple[CoachBot, asyncio.Task]] = []
+        self.speech = None  # a speech-to-text the bots share (the voice tests' warm model)
 
     async def start(self, clock=None) -> CoachBot:
-        services = await build_services(self.settings, catalog=self.catalog, clock=clock, topics=self.topics)
+        services = await build_services(self.settings, catalog=self.catalog, clock=clock, topics=self.topics,
+                                        speech=self.speech)
         bot = CoachBot(services, background=False, guild_ready_timeout=0.1)
         task = asyncio.create_task(bot.start(self.settings.discord_token.get_secret_value()))
         self.running.append((bot, task))

@@ -424,6 +424,10 @@ class FakeDiscord(UserMessages):
             message["guild_id"] = str(guild_id)
         if nonce is not None:
             message["nonce"] = nonce
+        reference = body.get("message_reference")
+        if reference and self.messages.get(int(reference.get("message_id") or 0)):
+            message["message_reference"] = {"message_id": str(reference["message_id"]), "channel_id": str(channel_id)}
+            message["type"] = 19  # a reply
         if interaction is not None:
             actor = interaction.payload.get("member", {}).get("user") or interaction.payload.get("user")
             message["interaction_metadata"] = {"id": interaction.id, "type": interaction.payload["type"], "user": actor}

@@ -16,6 +16,7 @@ messages, and voice messages, delivered to the bot as Discord delivers them.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import mimetypes
 from datetime import datetime, timezone
@@ -120,3 +121,18 @@ class UserMessages:
         if in_guild and not self.intents & MESSAGE_CONTENT:
             return {**message, **{key: "" if key == "content" else [] for key in _CONTENT_GATED}}
         return dict(message)
+
+    def replies_to(self, message: dict) -> list[dict]:
+        """The bot's replies to a member's message, oldest first."""
+        return [m for m in self.messages.values()
+                if (m.get("message_reference") or {}).get("message_id") == message["id"]]
+
+    async def reply_to(self, message: dict, timeout: float = 60.0) -> dict:
+        """Wait for the bot's reply to `message` (a member's message gets no interaction to await)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self.replies_to(message):
+            if loop.time() > deadline:
+                raise TimeoutError(f"no reply to message {message['id']} within {timeout} s")
+            await asyncio.sleep(0.05)
+        return self.replies_to(message)[0]
