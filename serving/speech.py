@@ -461,8 +461,12 @@ class _Decoded:
 _worker: Transcriber | None = None
 
 
-def _init_worker(options: SpeechOptions) -> None:
+def _init_worker(options: SpeechOptions, parent: int | None = None) -> None:
     global _worker
+    if parent is not None:  # a worker outlives neither a closed pool nor a SIGKILLed owner
+        from serving.worker_life import end_with_parent
+
+        end_with_parent(parent)
     _worker = Transcriber(options)
 
 
@@ -526,7 +530,7 @@ class SpeechPool:
     def _new_executor(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("spawn")
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=_init_worker,
-                                   initargs=(self.options,))
+                                   initargs=(self.options, os.getpid()))
 
     def close(self) -> None:
         with self._lock:

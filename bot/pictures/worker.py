@@ -5,20 +5,17 @@ from __future__ import annotations
 import gc
 import os
 import resource
-import signal
-import sys
-import threading
 import time
 import tracemalloc
 
-WATCH_PARENT_S = 1.0
+from serving.worker_life import end_with_parent
 
 
 def init(nice: int = 0, parent: int | None = None) -> None:
     """The pool's initializer: the worker ends with the bot (even a SIGKILLed one), runs at a
     lower CPU priority (a render never holds up an interaction), and starts warm (imports,
     fonts, one render of each picture)."""
-    _end_with_parent(parent or os.getppid())
+    end_with_parent(parent or os.getppid())
     if nice:
         try:
             os.nice(nice)
@@ -31,31 +28,6 @@ def init(nice: int = 0, parent: int | None = None) -> None:
     # the collector never walks it again.
     gc.collect()
     gc.freeze()
-
-
-def _end_with_parent(parent: int) -> None:
-    """A bot killed outright cannot shut its pool down: without this its workers would live
-    on, orphaned. Linux signals the worker when the bot dies (PR_SET_PDEATHSIG); elsewhere,
-    and as a fallback, a thread notices the bot is gone within a second. `parent` is the
-    bot's pid as the bot gave it: a bot that died while this worker was still starting up
-    is noticed too (the worker's parent is by then someone else)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG = 1
-        except (OSError, AttributeError):
-            pass
-
-    def watch() -> None:
-        while True:
-            if os.getppid() != parent:
-                os._exit(0)
-            time.sleep(WATCH_PARENT_S)
-
-    if os.getppid() != parent:  # the bot died before the signal was asked for
-        os._exit(0)
-    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 def ping() -> int:

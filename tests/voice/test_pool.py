@@ -81,3 +81,40 @@ def test_every_worker_of_a_larger_pool_has_its_model_loaded_before_start_returns
         pids = {info["pid"] for info in two.worker_info}
         assert len(pids) == 2 and all(info["load_s"] > 0 for info in two.worker_info)
         assert two.capacity == 2
+
+
+def test_a_worker_ends_when_its_owner_is_killed(tmp_path):
+    """SIGKILL gives the bot no chance to close its pool; the worker must not live on (it would
+    hold memory, and the pipes it inherited: a supervisor waiting on the bot's stderr would hang)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "a_bot.py"
+    script.write_text(
+        "import time\n"
+        "from serving.speech import SpeechOptions, SpeechPool\n"
+        "if __name__ == '__main__':\n"
+        "    pool = SpeechPool(SpeechOptions(threads=1), workers=1).start()\n"
+        "    print(pool.worker_info[0]['pid'], flush=True)\n"
+        "    time.sleep(600)\n")
+    owner = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=os.getcwd(),
+                             env={**os.environ, "PYTHONPATH": os.getcwd()})
+    try:
+        worker_pid = int(owner.stdout.readline())
+        assert _alive(worker_pid)
+    finally:
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+    deadline = time.monotonic() + 15
+    while _alive(worker_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(worker_pid)
+
+
+def _alive(pid: int) -> bool:
+    """Running (an orphan reaped by init, or a zombie, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
