@@ -350,7 +350,8 @@ def user_settings(result, *, changed: bool = False) -> Reply:
     yes = lambda flag: "on" if flag else "off"  # noqa: E731
     lines = [
         f"**Timezone:** {result.timezone}",
-        f"**Keep my answer texts:** {yes(result.keep_answers)} (off: only the score and bite are stored)",
+        f"**Keep my answer texts:** {yes(result.keep_answers)} (typed or transcribed; off: only the score and bite "
+        "are stored, and for a voice answer its delivery figures; a recording never is)",
         f"**Hide me from the leaderboard:** {yes(result.leaderboard_opt_out)}",
         f"**Reminders by DM:** {yes(result.reminders)} (when reviews are due or a streak is about to break)",
         "",

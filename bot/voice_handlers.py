@@ -11,7 +11,9 @@ process, so a restart or a second bot process changes nothing:
 - `voice_transcript` / <user>: the member's latest transcript and its delivery figures, for
   15 minutes, under a random token the buttons carry (an older transcript's buttons then say
   it is gone). Audio is never stored; the attempt keeps the transcript only if the member
-  keeps answers. Every row is owned by the member (`user_owner`): /forget deletes them.
+  keeps answers.
+- `voice_listening` / <user>: a recording of theirs is being transcribed (one at a time).
+Every row is owned by the member (`user_owner`): /forget deletes them.
 """
 
 from __future__ import annotations
@@ -33,9 +35,12 @@ from coach.voice.answer import SpokenAnswer, transcribe_answer
 
 log = logging.getLogger("coach.bot.voice")
 
-PROMPT_KIND, HELD_KIND = "voice_prompt", "voice_transcript"
+PROMPT_KIND, HELD_KIND, LISTENING_KIND = "voice_prompt", "voice_transcript", "voice_listening"
 PROMPT_WINDOW = timedelta(minutes=voice_render.PROMPT_MINUTES)
 HELD_FOR = timedelta(minutes=voice_render.HELD_MINUTES)
+# One recording per member at a time, so one member cannot fill the speech pool; the row's
+# expiry only matters if a process dies mid-transcription (SPEECH_TIMEOUT_S is 2 minutes).
+LISTENING_FOR = timedelta(minutes=3)
 # What may hold a recording: audio, a video container (phones record m4a/mp4/webm), Ogg, or a
 # type Discord could not tell (PyAV decides from the bytes, never from the name).
 AUDIO_PREFIXES = ("audio/", "video/")
@@ -150,19 +155,26 @@ class VoiceHandlers:
         refusal = self.refusal(recording)
         if refusal is not None:
             return voice_render.refused(*refusal, retry)
+        member = str(actor.user_id)
+        if not await self.store.claim_state(LISTENING_KIND, member, {}, LISTENING_FOR, owner=user_owner(actor.user_id),
+                                            now=self._now()):
+            return notice(voice_render.STILL_LISTENING, outcome="voice_busy")
         try:
-            data = await recording.fetch()
-        except DownloadFailed as error:
-            log.warning("recording not downloaded", extra={"reason": str(error)})
-            return voice_render.refused(voice_render.DOWNLOAD_FAILED, "download", retry)
-        try:
-            spoken = await transcribe_answer(self.services.speech, data, bite)
-        except SpeechError as error:
-            log.info("recording refused", extra={"code": error.code, "detail": error.detail})
-            return voice_render.refused(error.user_message, error.code, retry)
+            spoken = await self._transcribe(recording, bite)
+        except (DownloadFailed, SpeechError) as error:
+            code = getattr(error, "code", "download")
+            log.info("recording refused", extra={"code": code, "detail": getattr(error, "detail", str(error))})
+            message = error.user_message if isinstance(error, SpeechError) else voice_render.DOWNLOAD_FAILED
+            return voice_render.refused(message, code, retry)
+        finally:
+            await self.store.delete_state(LISTENING_KIND, member)
         token = await self._hold(actor.user_id, spoken, guild_id)
         suggestions = await self._closest_bites(spoken.transcript) if bite is None and ask_which else ()
         return voice_render.transcript(token, spoken, bite, suggestions, ephemeral=ephemeral)
+
+    async def _transcribe(self, recording: Recording, bite) -> SpokenAnswer:
+        data = await recording.fetch()  # audio lives only in this frame: never stored
+        return await transcribe_answer(self.services.speech, data, bite)
 
     async def _closest_bites(self, text: str):
         topics = await self.services.topics()

@@ -61,6 +61,7 @@ def not_audio(content_type: str) -> str:
 
 
 DOWNLOAD_FAILED = "I couldn't download that recording from Discord."
+STILL_LISTENING = "I'm still transcribing your last recording — one moment, then send the next."
 HELD_GONE = ("That transcript isn't one I'm holding for you: I keep only your latest, for {minutes} minutes, "
              "and never the recording. Send the recording again to answer.")
 

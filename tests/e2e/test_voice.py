@@ -204,3 +204,16 @@ async def test_without_the_setting_the_bot_asks_only_for_dms(voice, fake):
     await voice.start()
     assert fake.intents & DIRECT_MESSAGES
     assert not fake.intents & (GUILD_MESSAGES | MESSAGE_CONTENT), "no privileged intent unless asked for"
+
+
+async def test_one_recording_per_member_at_a_time(voice, fake):
+    await voice.start()
+    alice = fake.add_user("alice")
+    dm = fake.dm_channel(alice)
+    first = await fake.send_voice_message(alice, dm, audio("kv_cache.ogg"), duration=KV_SECONDS)
+    second = await fake.send_voice_message(alice, dm, audio("kv_cache.ogg"), duration=KV_SECONDS)
+    replies = [await fake.reply_to(first), await fake.reply_to(second)]
+    assert sorted(bool(r["embeds"]) for r in replies) == [False, True]
+    assert "still transcribing your last recording" in next(r["content"] for r in replies if not r["embeds"])
+    third = await fake.send_voice_message(alice, dm, audio("kv_cache.ogg"), duration=KV_SECONDS)
+    assert (await fake.reply_to(third))["embeds"], "once it is done the next one is taken"
