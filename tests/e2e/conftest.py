@@ -47,7 +47,7 @@ def warm_speech():
     """The real tiny.en model, loaded once for the voice tests and shared by their bots
     (test_voice_pool.py starts the bot's own worker pool instead)."""
     from bot.voice_speech import SharedSpeech
-    from coach.voice import InProcessSpeech
+    from coach.voice.answer import InProcessSpeech
     from serving.speech import SpeechOptions, Transcriber
 
     return SharedSpeech(InProcessSpeech(Transcriber(SpeechOptions(threads=2))))

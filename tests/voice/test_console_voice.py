@@ -8,7 +8,7 @@ from bot.handlers import Handlers
 from bot.services import build_services
 from bot.voice_speech import SharedSpeech
 from coach.config import load_settings
-from coach.voice import InProcessSpeech
+from coach.voice.answer import InProcessSpeech
 from tests.voice.conftest import AUDIO
 
 

@@ -12,8 +12,8 @@ from bot.replies import Embed, Reply
 from bot.voice_handlers import Recording, VoiceHandlers
 from bot.voice_render import delivery_field, fix_modal, with_delivery_history
 from coach.config import load_settings
-from coach.delivery import Delivery
-from coach.delivery_history import delivery_history
+from coach.voice.delivery import Delivery
+from coach.voice.history import delivery_history
 from coach.engine import Coach
 from tests.coach.helpers import Clock
 
@@ -91,8 +91,8 @@ async def test_delivery_history_over_time(store, shipped_catalog):
 
     for day, (fillers, core) in enumerate([(6.0, False), (4.0, None), (2.5, True), (1.0, True)]):
         figures = {**DELIVERY.figures(), "fillers_per_min": fillers, "opens_with_core_point": core}
-        await coach.record_attempt(USER, 1, "kv-cache", 3, "embedding", 5, None, delivery=figures)
-        await coach.record_attempt(USER, 1, "kv-cache", 3, "embedding", 5, "typed")  # no figures: not counted
+        await coach.progress.record_attempt(USER, 1, "kv-cache", 3, "embedding", 5, None, delivery=figures)
+        await coach.progress.record_attempt(USER, 1, "kv-cache", 3, "embedding", 5, "typed")  # no figures: not counted
         clock.advance(days=1)
     history = await delivery_history(store, USER, recent=3)
     assert history.answers == 4 and [p.fillers_per_min for p in history.recent] == [1.0, 2.5, 4.0]
