@@ -11,6 +11,7 @@ from dataclasses import replace
 from bot import custom_ids as ids
 from bot.limits import clip, fit
 from bot.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
+from bot.voice_render import HELD_MINUTES, delivery_field
 from coach.grading.drafts import KEPT_AT_MOST as DRAFTS_KEPT_AT_MOST
 
 LETTERS = "ABCD"
@@ -83,8 +84,6 @@ def grade(result, *, draft: str | None = None, alternatives=(), retrieved: bool 
     wrong = [f"⚠️ {kp.point}{_quote(kp.evidence)}" for kp in result.key_points if kp.status == "wrong"]
     fields = []
     if getattr(result, "delivery", None) is not None:  # a voice answer: how it was said, under the score
-        from bot.voice_render import delivery_field
-
         fields.append(delivery_field(result.delivery))
     if landed:
         fields.append(Field("Landed", "\n".join(landed)))
@@ -359,7 +358,8 @@ def user_settings(result, *, changed: bool = False) -> Reply:
         "",
         f"*Privacy:* when a graded answer offers **Grade as: …**, I hold its text for those buttons only, "
         f"for at most {DRAFTS_KEPT_AT_MOST.seconds // 60} minutes, whatever the setting above; one click uses it up. "
-        "`/forget` deletes it with everything else.",
+        "`/forget` deletes it with everything else. A voice answer's transcript waits the same way (at most "
+        f"{HELD_MINUTES} minutes, your latest only) for **Grade it**; the recording itself is never stored.",
     ]
     return fit(Reply(embed=Embed(title="Settings updated" if changed else "Your settings", description="\n".join(lines)),
                      outcome="settings"))

@@ -9,7 +9,7 @@ process, so a restart or a second bot process changes nothing:
   15 minutes: a DM voice message answers it and counts for that server; a channel voice
   message answers it only in the channel it was opened in.
 - `voice_transcript` / <user>: the member's latest transcript and its delivery figures, for
-  15 minutes, under a random token the buttons carry (an older transcript's buttons then say
+  at most 15 minutes, under a random token the buttons carry (an older transcript's buttons then say
   it is gone). Audio is never stored; the attempt keeps the transcript only if the member
   keeps answers.
 - `voice_listening` / <user>: a recording of theirs is being transcribed (one at a time).
@@ -30,14 +30,15 @@ from bot import custom_ids as ids
 from bot import voice_render
 from bot.replies import Reply, notice
 from coach.voice.delivery import Delivery
-from coach.store.state import user_owner
+from coach.store.state import PURGE_EVERY, user_owner
 from coach.voice.answer import SpokenAnswer, transcribe_answer
 
 log = logging.getLogger("coach.bot.voice")
 
 PROMPT_KIND, HELD_KIND, LISTENING_KIND = "voice_prompt", "voice_transcript", "voice_listening"
 PROMPT_WINDOW = timedelta(minutes=voice_render.PROMPT_MINUTES)
-HELD_FOR = timedelta(minutes=voice_render.HELD_MINUTES)
+# Readable for one purge interval less than promised, so the row is gone within the promise.
+HELD_FOR = timedelta(minutes=voice_render.HELD_MINUTES) - PURGE_EVERY
 # One recording per member at a time, so one member cannot fill the speech pool; the row's
 # expiry only matters if a process dies mid-transcription (SPEECH_TIMEOUT_S is 2 minutes).
 LISTENING_FOR = timedelta(minutes=3)
@@ -97,7 +98,7 @@ class VoiceHandlers:
         return self.services.store
 
     def _now(self):
-        return self.services.coach.now()
+        return self.services.clock()  # the coach's clock unless a test injects one
 
     # ----- the /explain prompt a voice message answers ----------------------------------
     async def prompt_opened(self, actor, bite, reply: Reply) -> Reply:

@@ -10,7 +10,7 @@ from bot.limits import INPUT_VALUE, clip, fit
 from bot.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
 from coach.voice.delivery import LONG_PAUSE_SECONDS, TARGET_SECONDS
 
-HELD_MINUTES = 15  # how long a transcript waits for "Grade it" (bot/voice_handlers.py)
+HELD_MINUTES = 15  # at most this long a transcript waits for "Grade it" (bot/voice_handlers.py)
 PROMPT_MINUTES = 15  # how long after /explain a voice message answers its prompt
 
 
@@ -27,7 +27,8 @@ def transcript(token: str, spoken, bite=None, suggestions=(), *, ephemeral: bool
     lines = [f"> {clip(spoken.transcript, 3500)}", "", target,
              "Speech recognition mishears terms now and then: fix the transcript if it got yours wrong."]
     embed = Embed(title="Your answer, as I heard it", description="\n".join(lines),
-                  footer=f"I keep this transcript {HELD_MINUTES} minutes to grade it; the recording is never stored.")
+                  footer=f"I keep this transcript at most {HELD_MINUTES} minutes, to grade it; the recording is never "
+                         "stored.")
     buttons = [Button("Grade it", ids.voice_grade(token), "success", key="grade"),
                Button("Fix the transcript", ids.voice_fix(token), key="fix")]
     if bite is None:

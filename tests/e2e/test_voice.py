@@ -56,6 +56,10 @@ async def attempts(bot, user) -> list[Attempt]:
         lambda db: db.scalars(select(Attempt).where(Attempt.user_id == int(user["id"])))))
 
 
+def other_id(bot, title: str) -> str:
+    return next(b.id for b in bot.services.catalog.bites.values() if b.title == title)
+
+
 def assert_graded_with_delivery(message: dict, bite_title: str = "The KV cache") -> None:
     embed = message["embeds"][0]
     assert embed["title"].startswith("Score "), embed
@@ -128,6 +132,16 @@ async def test_dm_voice_message_without_a_prompt_asks_which_bite(voice, fake):
     assert_graded_with_delivery(graded)
     (attempt,) = await attempts(bot, alice)
     assert attempt.guild_id == 0 and attempt.bite_id == "kv-cache"
+
+    found = await press(fake, alice, shown, "Grade it")  # no bite given: found from the answer
+    assert "(found from your answer)" in found["embeds"][0]["description"]
+    others = [b for b in buttons(found) if b["label"].startswith("Grade as: ")]
+    assert others and all(b["custom_id"].startswith("vg:") for b in others), "another bite grades the transcript"
+    other = others[0]["label"].removeprefix("Grade as: ")
+    assert_graded_with_delivery(await press(fake, alice, found, others[0]["label"]), bite_title=other)
+    await press(fake, alice, found, others[0]["label"])  # again: the same transcript and bite, one attempt
+    assert [a.bite_id for a in await attempts(bot, alice)].count(other_id(bot, other)) == 1
+
 
 
 async def test_fix_the_transcript_opens_it_prefilled_and_grades_the_fix(voice, fake):
