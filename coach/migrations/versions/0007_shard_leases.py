@@ -1,8 +1,8 @@
 """Shard leases (#17): which bot process holds which Discord shard, until when. A process
 renews its leases; a standby claims the shards whose lease lapsed.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from alembic import op
 
 from coach.store.types import UTCDateTime
 
-revision = "0006"
-down_revision = "0005"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
