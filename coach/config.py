@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     instance_name: str | None = Field(
         None, max_length=100, description="This process's name in the lease table (default: host and shards)."
     )
+    discord_identify_window_s: float = Field(
+        5.0, gt=0, le=60, description="Discord's identify window per bucket (5 s; shorter only against a fake)."
+    )
     shard_lease_s: float = Field(
         30.0, ge=1.0, le=600.0, description="A lease lapses this long after its last renewal (renewed every third)."
     )

@@ -21,6 +21,9 @@ from tests.fakediscord import FakeDiscord, point_discord_at
 from tests.fakediscord.components import button, buttons  # noqa: F401 - re-exported to the tests
 
 TRACKS = Path(__file__).parent / "tracks"
+# Discord spaces identifies 5 s apart per bucket; the fake and the bot agree on less, so a
+# restart in a test does not wait (the spacing itself is tested in tests/e2e/test_shards.py).
+IDENTIFY_WINDOW_S = 0.2
 
 
 def closed_port() -> int:
@@ -54,12 +57,13 @@ def settings(tmp_path):
         explain_rate_limit=3,
         explain_rate_window_s=600,
         picture_workers=0,  # no worker process for tests that draw nothing (test_pictures.py starts one)
+        discord_identify_window_s=IDENTIFY_WINDOW_S,
     )
 
 
 @pytest.fixture
 async def fake():
-    server = await FakeDiscord().start()
+    server = await FakeDiscord(identify_window_s=IDENTIFY_WINDOW_S).start()
     point_discord_at(server.api_base, server.gateway_url)
     yield server
     await server.stop()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 COACH = Path(sys.executable).with_name("coach")
 START_TIMEOUT_S = 90.0
+IDENTIFY_WINDOW_S = 0.2  # the fake's and the bot's (Discord's is 5 s): restarts need not wait
 
 
 def bot_environment(fake, workdir: Path, **settings: str) -> dict[str, str]:
@@ -35,6 +36,7 @@ def bot_environment(fake, workdir: Path, **settings: str) -> dict[str, str]:
         TRANSFORMERS_OFFLINE="1",
         OMP_NUM_THREADS="1",  # leave a core for the test process and the fake
         PYTHONUNBUFFERED="1",
+        DISCORD_IDENTIFY_WINDOW_S=str(IDENTIFY_WINDOW_S),
     )
     env.update(settings)
     return env

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.botproc import BotProcess, bot_environment
+from tests.reliability.botproc import IDENTIFY_WINDOW_S, BotProcess, bot_environment
 from tests.reliability.holding_fake import HoldingFakeDiscord
 
 
@@ -25,7 +25,7 @@ def closed_port_url() -> str:
 
 @pytest.fixture
 async def fake():
-    server = await HoldingFakeDiscord().start()
+    server = await HoldingFakeDiscord(identify_window_s=IDENTIFY_WINDOW_S).start()
     yield server
     for hold in server.holds:
         hold.released.set()
