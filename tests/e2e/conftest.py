@@ -76,8 +76,10 @@ class Harness:
         self.fake, self.settings, self.catalog, self.topics = fake, settings, catalog, topics
         self.running: list[tuple[CoachBot, asyncio.Task]] = []
 
-    async def start(self, clock=None) -> CoachBot:
-        services = await build_services(self.settings, catalog=self.catalog, clock=clock, topics=self.topics)
+    async def start(self, clock=None, **settings) -> CoachBot:
+        """`settings`: overrides for this client (e.g. its shards), else the test's settings."""
+        chosen = self.settings.model_copy(update=settings) if settings else self.settings
+        services = await build_services(chosen, catalog=self.catalog, clock=clock, topics=self.topics)
         bot = CoachBot(services, background=False, guild_ready_timeout=0.1)
         task = asyncio.create_task(bot.start(self.settings.discord_token.get_secret_value()))
         self.running.append((bot, task))

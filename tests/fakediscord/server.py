@@ -104,8 +104,10 @@ class FakeDiscord:
         self.users[int(user["id"])] = user
         return user
 
-    def add_guild(self, name: str = "Test Server", channel_names=("general", "daily")) -> dict:
-        guild_id = payloads.snowflake()
+    def add_guild(self, name: str = "Test Server", channel_names=("general", "daily"), *,
+                  shard: tuple[int, int] | None = None) -> dict:
+        """`shard=(shard_id, shard_count)`: a guild whose events that shard carries."""
+        guild_id = payloads.snowflake() if shard is None else payloads.snowflake_on_shard(*shard)
         channels = [
             payloads.text_channel(payloads.snowflake(), guild_id, channel, i) for i, channel in enumerate(channel_names)
         ]
