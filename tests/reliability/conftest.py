@@ -77,8 +77,9 @@ class Bots:
             assert not errors, f"{bot.name} logged errors: {[e.get('event') for e in errors][:5]}\n{errors[0].get('exc', '')}"
 
     async def stop_all(self) -> None:
-        for bot in self.started:
-            await bot.stop()
+        stopped = [await bot.terminate() for bot in self.started]
+        if any(stopped):
+            await self.started[0]._wait_disconnected()  # every process's gateways
 
 
 @pytest.fixture(scope="session")

@@ -7,25 +7,7 @@ import asyncio
 
 import pytest
 
-from coach.config import load_settings
-from coach.engine import Coach
-from coach.store import Store
-from content import default_catalog
-from tests.reliability.helpers import wait_until
-
-
-async def schedule_daily_post(bots, guild_id: int, channel_id: int) -> str:
-    """Arrange: the guild posts daily at 00:00 UTC, so today's post is already due."""
-    settings = load_settings(database_url=f"sqlite+aiosqlite:///{bots.db_path}", data_dir=bots.workdir)
-    store = Store(settings.database_url)
-    try:
-        await store.upgrade()
-        catalog = default_catalog()
-        track = next(iter(catalog.tracks))
-        await Coach(store, catalog, settings).daily.set_schedule(guild_id, channel_id, "00:00", "UTC", track)
-    finally:
-        await store.dispose()
-    return track
+from tests.reliability.helpers import schedule_daily_post, wait_until
 
 
 @pytest.mark.parametrize("lost_request_landed", [True, False], ids=["post-reached-discord", "post-never-arrived"])
