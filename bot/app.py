@@ -121,6 +121,7 @@ class CoachBot(FleetClient):
     async def send_post(self, channel_id: int, reply: Reply, nonce: str) -> int:
         channel = self.get_partial_messageable(channel_id)
         kwargs = {k: v for k, v in message_kwargs(reply).items() if v is not None}
+        await self.rest_pace.wait()
         try:
             message = await channel.send(**kwargs, nonce=nonce)
         except discord.Forbidden as error:
@@ -150,6 +151,7 @@ class CoachBot(FleetClient):
             await self.send_dm(guild.owner_id, text)
 
     async def send_dm(self, user_id: int, text: str) -> None:
+        await self.rest_pace.wait()
         channel = await self.create_dm(discord.Object(user_id))
         await channel.send(text[:2000])
 

@@ -15,7 +15,7 @@ import logging
 
 import discord
 
-from coach.fleet import IdentifyGate, SessionStartLimit, ShardKeeper, shard_of
+from coach.fleet import IdentifyGate, Pace, SessionStartLimit, ShardKeeper, shard_of
 
 log = logging.getLogger("coach.bot.fleet")
 
@@ -30,6 +30,8 @@ class FleetClient(discord.AutoShardedClient):
         self.identify_gate = IdentifyGate(store, self._session_start_limit, owner=settings.instance,
                                           window_s=settings.discord_identify_window_s)
         self._launching: dict[int, asyncio.Task] = {}
+        # The process's own REST calls (not interaction replies) share the bot's global limit.
+        self.rest_pace = Pace(lambda: self.keeper.processes)
 
     # ----- which shards, and whose guilds ----------------------------------------------------
     def serves_guild(self, guild_id: int) -> bool:

@@ -3,5 +3,6 @@ identifies are spaced across processes. No discord import: the bot passes callba
 
 from coach.fleet.identify import IdentifyGate, SessionStartLimit
 from coach.fleet.leases import ShardKeeper, shard_of
+from coach.fleet.pace import Pace
 
-__all__ = ["IdentifyGate", "SessionStartLimit", "ShardKeeper", "shard_of"]
+__all__ = ["IdentifyGate", "Pace", "SessionStartLimit", "ShardKeeper", "shard_of"]

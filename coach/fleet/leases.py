@@ -53,6 +53,8 @@ class ShardKeeper:
         self._started_at: datetime | None = None
         self._count_warned = False
         self._task: asyncio.Task | None = None
+        self.processes = 1  # processes holding live leases at the last round, this one included
+
 
     # ----- one round ------------------------------------------------------------------------
     async def step(self) -> None:
@@ -61,7 +63,10 @@ class ShardKeeper:
             self._started_at = now
         try:
             await self._renew(now)
-            await self._claim(now)
+            current = {lease.shard_id: lease for lease in await self._db(leases.all_leases, read_only=True)}
+            self.processes = max(1, len({lease.run_id for lease in current.values() if lease.live(now)}
+                                        | ({self.run_id} if self.held or not self.standby else set())))
+            await self._claim(now, current)
         except (SQLAlchemyError, OSError, TimeoutError) as error:
             log.warning("shard leases not confirmed", extra={"error": type(error).__name__, "held": sorted(self.held)})
         await self._fence()
@@ -86,11 +91,10 @@ class ShardKeeper:
         for shard_id in sorted(held - kept):
             await self._drop(shard_id, "shard lease lost")
 
-    async def _claim(self, now: datetime) -> None:
+    async def _claim(self, now: datetime, current: dict) -> None:
         missing = self.wanted - self.held
         if not missing:
             return
-        current = {lease.shard_id: lease for lease in await self._db(leases.all_leases, read_only=True)}
         if self._other_shard_count(current.values(), now):
             return
         for shard_id in sorted(missing):

@@ -305,3 +305,32 @@ def test_own_shards_from_settings(standby, ids, expected):
     settings = load_settings(shard_count=3, shard_ids=ids, standby=standby, _env_file=None)
     assert settings.own_shards == expected
     assert ("standby" in settings.instance) == standby
+
+
+async def test_background_calls_share_the_global_limit_between_processes(store):
+    from coach.fleet import Pace
+
+    time = FakeTime()
+    seconds = lambda: (time.clock() - T0).total_seconds()  # noqa: E731
+    processes = [1]
+    pace = Pace(lambda: processes[0], budget_per_s=40, clock=seconds, sleep=time.sleep)
+    for _ in range(41):
+        await pace.wait()
+    assert seconds() == pytest.approx(1.0), "one process: 40 a second"
+    processes[0] = 4
+    began = seconds()
+    for _ in range(10):
+        await pace.wait()
+    assert seconds() - began == pytest.approx(1 / 40 + 9 / 10), "four processes: a quarter each (10 a second)"
+
+    # The keeper counts the processes that hold live leases.
+    clock = Clock(T0)
+    first = keeper(store, clock, Shards(), owner="bot-1", own=[0])
+    second = keeper(store, clock, Shards(), owner="bot-2", own=[1])
+    standby = keeper(store, clock, Shards(), owner="standby", standby=True)
+    for k in (first, second, standby):
+        await k.step()
+    assert (first.processes, standby.processes) == (1, 2)  # bot-2 had not claimed yet when bot-1 counted
+    for k in (first, second, standby):
+        await k.step()
+    assert first.processes == second.processes == standby.processes == 2, "a standby holding nothing sends nothing"
