@@ -7,6 +7,9 @@ At the end it audits the bot's database against what the users saw.
     .venv/bin/python -m bench.soak --start-llm --minutes 10 --users 200
     .venv/bin/python -m bench.soak --llm-url http://127.0.0.1:8000/v1 --minutes 2 --users 20
 
+`--sweep` runs the restart sweep instead (bench/restart_sweep.py): a SIGKILL and restart
+between every two steps of every multi-step flow.
+
 Everything talks to 127.0.0.1 only. Results: a JSON summary on stdout and the table
 in docs/bench/soak.md (`--out`).
 """
@@ -376,11 +379,16 @@ def parse_args(argv=None):
     p.add_argument("--workdir", type=Path, default=None)
     p.add_argument("--out", type=Path, default=REPO / "docs" / "bench" / "soak.md")
     p.add_argument("--no-write", action="store_true", help="print the summary only")
+    p.add_argument("--sweep", action="store_true", help="run the restart sweep (bench/restart_sweep.py) instead")
     return p.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.sweep:
+        from bench import restart_sweep
+
+        return restart_sweep.main(["--no-write"] if args.no_write else [])
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="soak-"))
     workdir.mkdir(parents=True, exist_ok=True)
