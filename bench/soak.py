@@ -34,7 +34,7 @@ from bench.machine import cpu_model
 from bench.soak_report import write_report
 from content import default_catalog
 from tests.fakediscord import FakeDiscord
-from tests.reliability.botproc import BotProcess, bot_environment
+from tests.reliability.botproc import IDENTIFY_WINDOW_S, BotProcess, bot_environment
 from tests.reliability.simulation import Ledger, SimUser, audit, gradings_by_grader
 
 REPO = Path(__file__).resolve().parents[1]
@@ -235,7 +235,7 @@ class Soak:
         self.fake = None
         try:
             llm_url = await self.llm.start()
-            self.fake = await FakeDiscord().start()
+            self.fake = await FakeDiscord(identify_window_s=IDENTIFY_WINDOW_S).start()
             self.faults_429: list = []
             guilds = [self.fake.add_guild(f"Soak {i}") for i in range(args.guilds)]
             self.env = bot_environment(self.fake, self.workdir, LLM_BASE_URL=llm_url, LLM_TIMEOUT_S=str(args.llm_timeout_s))
