@@ -212,7 +212,7 @@ class Sweep:
                     except Exception as error:  # reported as the boundary's failure; the sweep goes on
                         problems = [f"{type(error).__name__}: {str(error)[:120]}"]
                     problem = "; ".join(problems)
-                    where = f"{steps[boundary - 1][0]} | {steps[boundary][0]}"
+                    where = f"{steps[boundary - 1][0]} and {steps[boundary][0]}"
                     results.append({"flow": name, "restart_between": where, "ok": not problems, "problem": problem})
                     self.log(f"{name}: restart between {where}: {'ok' if not problems else problem}")
             errors = [line.get("event") for bot in self.bots for line in bot.errors()]
