@@ -3,8 +3,9 @@ stopped, a new one starts on the same database, and the member's next click stil
 
 Covered elsewhere: quiz start → answer → restart → answer (test_quiz.py,
 test_restart_mid_quiz_old_button_still_works; a SIGKILL in tests/reliability/test_sigkill_quiz.py);
-the daily post claimed → restart → posted once (test_daily.py; a SIGKILL mid-send in
-tests/reliability/test_sigkill_daily.py). A restart between every step of every flow is the
+a grade → restart → "grade as another bite", and /forget → restart → confirm
+(test_shared_state.py); the daily post claimed → restart → posted once (test_daily.py,
+test_shared_state.py; a SIGKILL mid-send in tests/reliability/test_sigkill_daily.py). A restart between every step of every flow is the
 soak benchmark's sweep (bench/soak.py --sweep)."""
 
 from __future__ import annotations
