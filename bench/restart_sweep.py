@@ -265,7 +265,7 @@ def main(argv=None) -> int:
     load_before = os.getloadavg()[0]
     started = datetime.now(timezone.utc)
     result = asyncio.run(Sweep(workdir).run())
-    result.update(command="python -m bench.restart_sweep " + " ".join(argv if argv is not None else sys.argv[1:]),
+    result.update(command=" ".join(["python -m bench.restart_sweep", *(argv if argv is not None else sys.argv[1:])]),
                   date=started.strftime("%Y-%m-%d %H:%M UTC"), load_before=load_before)
     print(json.dumps(result, indent=1, default=str))
     if not args.no_write:
