@@ -40,6 +40,7 @@ bench: setup
 	$(BIN)/python -m bench.bot_load --out docs/bench/bot_load.md
 	$(BIN)/python -m bench.pictures --no-collect
 	$(BIN)/python -m bench.speech
+	$(BIN)/python -m bench.restart_sweep
 	$(BIN)/python -m bench.collect
 
 clean:

@@ -7,6 +7,9 @@ At the end it audits the bot's database against what the users saw.
     .venv/bin/python -m bench.soak --start-llm --minutes 10 --users 200
     .venv/bin/python -m bench.soak --llm-url http://127.0.0.1:8000/v1 --minutes 2 --users 20
 
+`--sweep` runs the restart sweep instead (bench/restart_sweep.py): a SIGKILL and restart
+between every two steps of every multi-step flow.
+
 Everything talks to 127.0.0.1 only. Results: a JSON summary on stdout and the table
 in docs/bench/soak.md (`--out`).
 """
@@ -31,7 +34,7 @@ from bench.machine import cpu_model
 from bench.soak_report import write_report
 from content import default_catalog
 from tests.fakediscord import FakeDiscord
-from tests.reliability.botproc import BotProcess, bot_environment
+from tests.reliability.botproc import IDENTIFY_WINDOW_S, BotProcess, bot_environment
 from tests.reliability.simulation import Ledger, SimUser, audit, gradings_by_grader
 
 REPO = Path(__file__).resolve().parents[1]
@@ -232,7 +235,7 @@ class Soak:
         self.fake = None
         try:
             llm_url = await self.llm.start()
-            self.fake = await FakeDiscord().start()
+            self.fake = await FakeDiscord(identify_window_s=IDENTIFY_WINDOW_S).start()
             self.faults_429: list = []
             guilds = [self.fake.add_guild(f"Soak {i}") for i in range(args.guilds)]
             self.env = bot_environment(self.fake, self.workdir, LLM_BASE_URL=llm_url, LLM_TIMEOUT_S=str(args.llm_timeout_s))
@@ -376,11 +379,16 @@ def parse_args(argv=None):
     p.add_argument("--workdir", type=Path, default=None)
     p.add_argument("--out", type=Path, default=REPO / "docs" / "bench" / "soak.md")
     p.add_argument("--no-write", action="store_true", help="print the summary only")
+    p.add_argument("--sweep", action="store_true", help="run the restart sweep (bench/restart_sweep.py) instead")
     return p.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.sweep:
+        from bench import restart_sweep
+
+        return restart_sweep.main(["--no-write"] if args.no_write else [])
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="soak-"))
     workdir.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 
 import discord
 from discord import app_commands
@@ -14,6 +13,7 @@ from bot import commands
 from bot import custom_ids as ids
 from bot.daily_poster import DailyPoster, Reminders, every
 from bot.discord_adapter import DiscordAdapter
+from bot.fleet import FleetClient
 from bot.handlers import Handlers
 from bot.replies import Reply
 from bot.observability import start_http
@@ -38,12 +38,12 @@ def point_at(api_base: str | None, gateway_url: str | None) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
-class CoachBot(discord.Client):
+class CoachBot(FleetClient):
     def __init__(self, services, *, dev_guild_id: int | None = None, poll_seconds: float = 30.0,
                  background: bool = True, holder: str | None = None, **client_options):
-        """`holder`: this process's name in the daily posts' claims (default: the host name,
+        """`holder`: this process's name in the daily posts' claims (default: INSTANCE_NAME's,
         which a restarted process keeps, so it takes its own unfinished claim back at once)."""
-        super().__init__(intents=intents(services.settings), **client_options)
+        super().__init__(services.settings, services.store, intents=intents(services.settings), **client_options)
         self.services = services
         self.handlers = Handlers(services)
         self.adapter = DiscordAdapter(self.handlers)
@@ -55,10 +55,12 @@ class CoachBot(discord.Client):
         self.poster = DailyPoster(services.coach, services.catalog, self.send_post, self.warn_admin,
                                   week=self.week_for_post, find_post=self.find_post,
                                   claims=DailyPostClaims(services.store, clock=services.coach.now),
-                                  holder=holder or socket.gethostname())
+                                  holder=holder or services.settings.instance)
+        self.poster.serves = self.serves_guild  # each process posts for the guilds of the shards it holds
         self.reminders = Reminders(services.coach, self.send_dm)
         self.synced = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
+        self._posting = asyncio.Lock()
         commands.register(self.tree, self.adapter, self.handlers, list(services.catalog.tracks))
 
     async def on_command_error(self, interaction: discord.Interaction, error: Exception) -> None:
@@ -79,19 +81,21 @@ class CoachBot(discord.Client):
         self.services.speech.start()  # so do the speech workers (services.close() stops them)
         self.tree.on_error = self.on_command_error
         self.add_dynamic_items(CoachButton)
-        if self.dev_guild_id:
-            guild = discord.Object(self.dev_guild_id)
-            self.tree.copy_global_to(guild=guild)
-            await self.tree.sync(guild=guild)
-        else:
-            await self.tree.sync()
+        if 0 in self.services.settings.own_shards:  # one process syncs the commands: shard 0's
+            if self.dev_guild_id:
+                guild = discord.Object(self.dev_guild_id)
+                self.tree.copy_global_to(guild=guild)
+                await self.tree.sync(guild=guild)
+            else:
+                await self.tree.sync()
         self.synced.set()
         if self.background:
-            self._tasks.append(asyncio.create_task(every(self.poll_seconds, self.poster.run_once, "daily")))
-            self._tasks.append(asyncio.create_task(every(self.poll_seconds * 2, self.reminders.run_once, "reminders")))
+            self._tasks.append(asyncio.create_task(every(self.poll_seconds, self.post_due, "daily")))
+            self._tasks.append(asyncio.create_task(every(self.poll_seconds * 2, self.send_reminders, "reminders")))
             self._tasks.append(asyncio.create_task(every(PURGE_EVERY.total_seconds(), self.services.purge_expired_state,
                                                          "purge expired state")))
-            self._tasks.append(asyncio.create_task(self.services.warm_up()))
+            if self.services.settings.models_at_start:
+                self._tasks.append(asyncio.create_task(self.services.warm_up()))
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         # Modal submissions are routed by custom_id here, so they work after a restart too.
@@ -106,10 +110,24 @@ class CoachBot(discord.Client):
             task.cancel()
         await super().close()
 
+    async def on_shard_connect(self, shard_id: int) -> None:
+        await super().on_shard_connect(shard_id)
+        if self.background:  # a shard just taken over may have posts due: send them now, not at the next poll
+            self._tasks.append(asyncio.create_task(self.post_due()))
+
     # ----- what the background jobs call -----------------------------------------------
+    async def post_due(self) -> int:
+        async with self._posting:  # the poll and a shard's arrival never post side by side
+            return await self.poster.run_once()
+
+    async def send_reminders(self) -> int:
+        """Reminders are direct messages, Discord's shard 0: its holder sends them."""
+        return await self.reminders.run_once() if self.serves_direct_messages() else 0
+
     async def send_post(self, channel_id: int, reply: Reply, nonce: str) -> int:
         channel = self.get_partial_messageable(channel_id)
         kwargs = {k: v for k, v in message_kwargs(reply).items() if v is not None}
+        await self.rest_pace.wait()
         try:
             message = await channel.send(**kwargs, nonce=nonce)
         except discord.Forbidden as error:
@@ -123,6 +141,7 @@ class CoachBot(discord.Client):
         answer buttons carry the post's date), or None."""
         marker = ids.daily(pick.local_date, 0)[:-1]  # "d:<yyyymmdd>:", any choice
         channel = self.get_partial_messageable(channel_id)
+        await self.rest_pace.wait()
         async for message in channel.history(limit=RECENT_MESSAGES):
             if self.user is not None and message.author.id != self.user.id:
                 continue
@@ -138,6 +157,7 @@ class CoachBot(discord.Client):
             await self.send_dm(guild.owner_id, text)
 
     async def send_dm(self, user_id: int, text: str) -> None:
+        await self.rest_pace.wait()
         channel = await self.create_dm(discord.Object(user_id))
         await channel.send(text[:2000])
 
@@ -186,7 +206,7 @@ async def run_discord(settings) -> int:
 
 
 def readiness_for(bot: CoachBot, services) -> Readiness:
-    """/healthz: ready when the database answers and the gateway session is up; the LLM
+    """/healthz: ready when the database answers and every shard held is connected; the LLM
     and the models are reported but not required (the embedding grader covers the LLM)."""
     from sqlalchemy import text
 
@@ -194,8 +214,8 @@ def readiness_for(bot: CoachBot, services) -> Readiness:
         await services.store.read(lambda db: db.execute(text("SELECT 1")))
         return True
 
-    async def gateway() -> bool:
-        return bot.is_ready() and not bot.is_closed()
+    async def gateway() -> bool:  # a standby is ready while it stands by
+        return not bot.is_closed() and bot.shards_connected()
 
     async def models() -> bool:
         return services._grader is not None

@@ -57,6 +57,9 @@ NO_FILES_NOTICE_EVERY = timedelta(days=30)
 
 
 class DailyPoster:
+    # Whether this process posts for a guild: the adapter sets it to "its shard is mine".
+    serves: Callable[[int], bool] = staticmethod(lambda guild_id: True)
+
     def __init__(self, coach, catalog, send: Send, warn: Warn | None = None, week: WeekPicture | None = None, *,
                  claims: DailyPostClaims, holder: str, find_post: FindPost | None = None):
         """`claims`: who sends which post, in the database; `holder`: this process's name
@@ -156,6 +159,8 @@ class DailyPoster:
         """Send every post that is due now; returns how many went out."""
         sent = 0
         for due in await self.coach.daily.due_posts():
+            if not self.serves(due.schedule.guild_id):
+                continue
             try:
                 sent += await self.post(due) is not None
             except CoachError:

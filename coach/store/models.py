@@ -209,6 +209,23 @@ class DailyAnswer(Base):
     __table_args__ = (UniqueConstraint("guild_id", "local_date", "user_id"),)
 
 
+class ShardLease(Base):
+    """Which process holds a Discord shard (coach/fleet/leases.py). A process connects a shard
+    only while it holds the lease and renews it well before `expires_at`; a lease past
+    `expires_at` is free for any process to claim (the standby takes over a dead one's).
+    `owner` is the process's configured name, `run_id` this run of it (a restart gets a new
+    one); `heartbeat` is the last renewal."""
+
+    __tablename__ = "shard_leases"
+    shard_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    shard_count: Mapped[int] = mapped_column(Integer)
+    owner: Mapped[str] = mapped_column(String(100))
+    run_id: Mapped[str] = mapped_column(String(32))
+    acquired_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    heartbeat: Mapped[datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class ReportRow(Base):
     __tablename__ = "reports"
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

@@ -21,6 +21,9 @@ from tests.fakediscord import FakeDiscord, point_discord_at
 from tests.fakediscord.components import button, buttons  # noqa: F401 - re-exported to the tests
 
 TRACKS = Path(__file__).parent / "tracks"
+# Discord spaces identifies 5 s apart per bucket; the fake and the bot agree on less, so a
+# restart in a test does not wait (the spacing itself is tested in tests/e2e/test_shards.py).
+IDENTIFY_WINDOW_S = 0.2
 
 
 def closed_port() -> int:
@@ -66,12 +69,13 @@ def settings(tmp_path):
         explain_rate_window_s=600,
         picture_workers=0,  # no worker process for tests that draw nothing (test_pictures.py starts one)
         speech_workers=0,  # nor for speech (test_voice*.py share one warm model or start the pool)
+        discord_identify_window_s=IDENTIFY_WINDOW_S,
     )
 
 
 @pytest.fixture
 async def fake():
-    server = await FakeDiscord().start()
+    server = await FakeDiscord(identify_window_s=IDENTIFY_WINDOW_S).start()
     point_discord_at(server.api_base, server.gateway_url)
     yield server
     await server.stop()
@@ -85,8 +89,10 @@ class Harness:
         self.running: list[tuple[CoachBot, asyncio.Task]] = []
         self.speech = None  # a speech-to-text the bots share (the voice tests' warm model)
 
-    async def start(self, clock=None) -> CoachBot:
-        services = await build_services(self.settings, catalog=self.catalog, clock=clock, topics=self.topics,
+    async def start(self, clock=None, **settings) -> CoachBot:
+        """`settings`: overrides for this client (e.g. its shards), else the test's settings."""
+        chosen = self.settings.model_copy(update=settings) if settings else self.settings
+        services = await build_services(chosen, catalog=self.catalog, clock=clock, topics=self.topics,
                                         speech=self.speech)
         bot = CoachBot(services, background=False, guild_ready_timeout=0.1)
         task = asyncio.create_task(bot.start(self.settings.discord_token.get_secret_value()))

@@ -22,6 +22,15 @@ def snowflake() -> int:
     return (ms << 22) | (next(_counter) & 0x3FFFFF)
 
 
+def snowflake_on_shard(shard_id: int, shard_count: int) -> int:
+    """A unique id whose guild shard `(id >> 22) % shard_count` is `shard_id` (its timestamp
+    moved forward by less than `shard_count` milliseconds)."""
+    flake = snowflake()
+    ms = flake >> 22
+    ms += (shard_id - ms) % shard_count
+    return (ms << 22) | (flake & 0x3FFFFF)
+
+
 def user(user_id: int, name: str, *, bot: bool = False) -> dict:
     return {
         "id": str(user_id),

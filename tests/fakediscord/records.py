@@ -69,6 +69,7 @@ class InteractionRecord:
     edits: int = 0  # PATCHes of the original response (a deferred update lands as one)
     original_message_id: int | None = None
     modal: dict | None = None
+    delivered: bool = True  # False: no gateway session served its shard, so no bot ever saw it
 
     @property
     def id(self) -> str:

@@ -12,7 +12,10 @@ at each attachment's `url`. A channel can refuse files (`deny_attachments`: 403,
 bot without *Attach Files*).
 
 What members send (files for attachment options, messages, voice messages) and how the
-bot's intents gate it: user_messages.py."""
+bot's intents gate it: user_messages.py.
+
+The gateway serves shards (gateway.py): `FakeDiscord(shard_count=2, max_concurrency=2)`; each
+event goes to the session of its guild's shard, and identifies are rate limited per bucket."""
 
 from __future__ import annotations
 
@@ -22,9 +25,10 @@ import struct
 import time
 from datetime import datetime, timezone
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 from tests.fakediscord import payloads
+from tests.fakediscord.gateway import Gateway, GatewayLimits
 from tests.fakediscord.limits import message_problems, modal_problems
 from tests.fakediscord.user_messages import UserMessages
 from tests.fakediscord.records import (
@@ -63,7 +67,8 @@ def _error(status: int, code: int, message: str, errors: list[str] | None = None
 
 
 class FakeDiscord(UserMessages):
-    def __init__(self, *, clock=time.monotonic):
+    def __init__(self, *, clock=time.monotonic, **gateway_limits):
+        """`gateway_limits`: GatewayLimits fields (shard_count, max_concurrency, identify_window_s, ...)."""
         self._clock = clock
         self.skew = 0.0  # added to the clock; `advance()` moves time forward
         self.app_id = payloads.snowflake()
@@ -86,11 +91,9 @@ class FakeDiscord(UserMessages):
         self.intents = 0  # what the bot identified with
         self.nicks: dict[tuple[int, int], str] = {}  # (guild id, user id) -> nickname
         self.nonces: dict[tuple[int, str], int] = {}
-        self.gateways: list[web.WebSocketResponse] = []
+        self.gateway = Gateway(self, GatewayLimits(**gateway_limits))
         self.identified = asyncio.Event()
         self.commands_synced = asyncio.Event()
-        self._seq = 0
-        self._pending: list[tuple[str, dict]] = []
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -107,8 +110,10 @@ class FakeDiscord(UserMessages):
         self.users[int(user["id"])] = user
         return user
 
-    def add_guild(self, name: str = "Test Server", channel_names=("general", "daily")) -> dict:
-        guild_id = payloads.snowflake()
+    def add_guild(self, name: str = "Test Server", channel_names=("general", "daily"), *,
+                  shard: tuple[int, int] | None = None) -> dict:
+        """`shard=(shard_id, shard_count)`: a guild whose events that shard carries."""
+        guild_id = payloads.snowflake() if shard is None else payloads.snowflake_on_shard(*shard)
         channels = [
             payloads.text_channel(payloads.snowflake(), guild_id, channel, i) for i, channel in enumerate(channel_names)
         ]
@@ -117,8 +122,7 @@ class FakeDiscord(UserMessages):
         bot_member = payloads.member(self.bot_user, permissions=payloads.BOT_PERMISSIONS)
         guild = payloads.guild(guild_id, name, int(self.owner_user["id"]), channels, [bot_member])
         self.guilds[guild_id] = guild
-        if self.gateways:  # a server the bot joins while connected: sent before the next event
-            self._pending.append(("GUILD_CREATE", guild))
+        self.gateway.guild_joined(guild)
         return guild
 
     def channel(self, guild: dict, name: str) -> dict:
@@ -172,6 +176,14 @@ class FakeDiscord(UserMessages):
         self.port = site._server.sockets[0].getsockname()[1]
         return self
 
+    @property
+    def gateways(self) -> list[web.WebSocketResponse]:
+        """The live gateway sessions' sockets, every shard's."""
+        return [session.ws for session in self.gateway.sessions.values()]
+
+    def shard_of(self, guild: dict, shard_count: int | None = None) -> int:
+        return (int(guild["id"]) >> 22) % (shard_count or self.gateway.limits.shard_count)
+
     async def stop(self) -> None:
         for ws in list(self.gateways):
             await ws.close()
@@ -180,7 +192,7 @@ class FakeDiscord(UserMessages):
 
     def _routes(self, app: web.Application) -> None:
         r = app.router
-        r.add_get("/gateway", self._gateway)
+        r.add_get("/gateway", self.gateway.serve)
         r.add_get(API + "/gateway", self._get_gateway)
         r.add_get(API + "/gateway/bot", self._get_gateway)
         r.add_get(API + "/users/@me", self._me)
@@ -194,6 +206,7 @@ class FakeDiscord(UserMessages):
         r.add_post(API + "/webhooks/{app}/{token}", self._followup)
         r.add_route("*", API + "/webhooks/{app}/{token}/messages/{message}", self._webhook_message)
         r.add_post(API + "/channels/{channel}/messages", self._create_message)
+        r.add_get(API + "/channels/{channel}/messages", self._list_messages)
         r.add_route("*", API + "/channels/{channel}/messages/{message}", self._channel_message)
         r.add_get(API + "/channels/{channel}", self._get_channel)
         r.add_post(API + "/channels/{channel}/typing", self._typing)
@@ -245,63 +258,12 @@ class FakeDiscord(UserMessages):
             return _error(403, 50013, "Missing Permissions")
         return _json({"message": "Server Error", "code": 0}, fault.status)
 
-    # ----- gateway -----
-    def _next_seq(self) -> int:
-        self._seq += 1
-        return self._seq
-
-    async def dispatch(self, event: str, data: dict) -> None:
-        pending, self._pending = self._pending, []
-        for name, payload in [*pending, (event, data)]:
-            frame = json.dumps({"op": 0, "t": name, "s": self._next_seq(), "d": payload})
-            for ws in list(self.gateways):
-                if not ws.closed:
-                    await ws.send_str(frame)
-
-    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse()
-        await ws.prepare(request)
-        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}}))
-        try:
-            async for msg in ws:
-                if msg.type != WSMsgType.TEXT:
-                    continue
-                frame = json.loads(msg.data)
-                op = frame.get("op")
-                if op == 1:
-                    await ws.send_str(json.dumps({"op": 11}))
-                elif op == 2:
-                    self.intents = int((frame.get("d") or {}).get("intents") or 0)
-                    await self._identify(ws)
-                elif op == 6:
-                    self.gateways.append(ws)
-                    await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._next_seq(), "d": {}}))
-        finally:
-            if ws in self.gateways:
-                self.gateways.remove(ws)
-        return ws
-
-    async def _identify(self, ws: web.WebSocketResponse) -> None:
-        ready = {
-            "v": 10,
-            "user": self.bot_user,
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
-            "session_id": f"session-{payloads.snowflake()}",
-            "resume_gateway_url": self.gateway_url,
-            "application": {"id": str(self.app_id), "flags": 0},
-            "private_channels": [],
-            "relationships": [],
-        }
-        self.gateways.append(ws)
-        self._pending.clear()  # READY + GUILD_CREATE below carry every guild
-        await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": self._next_seq(), "d": ready}))
-        for guild in self.guilds.values():
-            await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": self._next_seq(), "d": guild}))
-        self.identified.set()
+    # ----- gateway (gateway.py) -----
+    async def dispatch(self, event: str, data: dict) -> int:
+        return await self.gateway.dispatch(event, data)
 
     async def _get_gateway(self, _request) -> web.Response:
-        limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
-        return _json({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+        return _json(self.gateway.bot_gateway())
 
     async def _application(self, _request) -> web.Response:
         return _json(payloads.application(self.app_id, self.owner_user))
@@ -337,9 +299,11 @@ class FakeDiscord(UserMessages):
 
     # ----- interactions pushed to the bot -----
     async def push(self, payload: dict) -> InteractionRecord:
+        """Deliver an interaction on its guild's shard (a DM's on shard 0). With no session
+        there, nobody gets it: the user sees "This interaction failed" (`record.delivered`)."""
         record = InteractionRecord(payload=payload, dispatched_at=self.now())
         self.interactions[payload["id"]] = record
-        await self.dispatch("INTERACTION_CREATE", payload)
+        record.delivered = await self.dispatch("INTERACTION_CREATE", payload) > 0
         return record
 
     def _where(self, guild: dict | None, channel: dict | None) -> tuple[int | None, dict]:
@@ -612,6 +576,23 @@ class FakeDiscord(UserMessages):
         if nonce is not None:
             self.nonces[(channel_id, str(nonce))] = int(message["id"])
         return _json(message)
+
+    async def _list_messages(self, request: web.Request) -> web.Response:
+        """A channel's history, newest first: `limit` (1-100, default 50), `before`, `after`."""
+        channel_id = int(request.match_info["channel"])
+        if channel_id in self.forbidden_channels:
+            return _error(403, 50013, "Missing Permissions")
+        if channel_id not in self.channels:
+            return _error(404, 10003, "Unknown Channel")
+        query = request.query
+        limit = min(max(int(query.get("limit", 50)), 1), 100)
+        history = sorted(self.channel_messages(channel_id, replies=True), key=lambda m: int(m["id"]), reverse=True)
+        if "before" in query:
+            history = [m for m in history if int(m["id"]) < int(query["before"])]
+        if "after" in query:
+            history = [m for m in history if int(m["id"]) > int(query["after"])][-limit:]
+        history = [{k: v for k, v in m.items() if k != "nonce"} for m in history[:limit]]  # history carries no nonce
+        return _json(history)
 
     async def _channel_message(self, request: web.Request) -> web.Response:
         channel_id, message_id = int(request.match_info["channel"]), int(request.match_info["message"])

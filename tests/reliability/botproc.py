@@ -16,6 +16,7 @@ from pathlib import Path
 
 COACH = Path(sys.executable).with_name("coach")
 START_TIMEOUT_S = 90.0
+IDENTIFY_WINDOW_S = 0.2  # the fake's and the bot's (Discord's is 5 s): restarts need not wait
 
 
 def bot_environment(fake, workdir: Path, **settings: str) -> dict[str, str]:
@@ -35,13 +36,15 @@ def bot_environment(fake, workdir: Path, **settings: str) -> dict[str, str]:
         TRANSFORMERS_OFFLINE="1",
         OMP_NUM_THREADS="1",  # leave a core for the test process and the fake
         PYTHONUNBUFFERED="1",
+        DISCORD_IDENTIFY_WINDOW_S=str(IDENTIFY_WINDOW_S),
     )
     env.update(settings)
     return env
 
 
 class BotProcess:
-    """One `coach run` child. `start()` returns once it is connected and its commands are synced."""
+    """One `coach run` child. `start()` returns once it is connected and its commands are synced
+    (or once `ready()` holds, for a process that syncs nothing or connects nothing at start)."""
 
     def __init__(self, fake, workdir: Path, env: dict[str, str], name: str):
         self.fake, self.workdir, self.env, self.name = fake, workdir, env, name
@@ -49,7 +52,7 @@ class BotProcess:
         self.proc: asyncio.subprocess.Process | None = None
         self.startup_s: float | None = None
 
-    async def start(self) -> "BotProcess":
+    async def start(self, ready=None) -> "BotProcess":
         syncs_before = len(self.fake.requests_to("PUT", "/commands"))
         gateways_before = set(map(id, self.fake.gateways))
         started = time.perf_counter()
@@ -62,7 +65,7 @@ class BotProcess:
         while True:
             synced = len(self.fake.requests_to("PUT", "/commands")) > syncs_before
             connected = any(id(ws) not in gateways_before for ws in self.fake.gateways)
-            if synced and connected:
+            if ready() if ready is not None else synced and connected:
                 break
             if self.proc.returncode is not None:
                 raise RuntimeError(f"{self.name} exited with {self.proc.returncode} during start:\n{self.log_tail()}")
@@ -72,29 +75,40 @@ class BotProcess:
         self.startup_s = time.perf_counter() - started
         return self
 
-    async def kill(self) -> None:
-        """SIGKILL: no shutdown code runs; then wait until the fake saw the gateway drop."""
+    async def kill(self, shards=None) -> None:
+        """SIGKILL: no shutdown code runs; then wait until the fake saw the gateway drop
+        (every gateway, or the sessions on `shards` when other processes stay connected)."""
         assert self.proc is not None
         self.proc.send_signal(signal.SIGKILL)
         await asyncio.wait_for(self.proc.wait(), 10)
-        await self._wait_disconnected()
+        await self._wait_disconnected(shards)
 
-    async def stop(self) -> None:
+    async def stop(self, shards=None) -> None:
+        if await self.terminate():
+            await self._wait_disconnected(shards)
+
+    async def terminate(self) -> bool:
+        """SIGTERM (SIGKILL after 10 s); False if it was not running."""
         if self.proc is None or self.proc.returncode is not None:
-            return
+            return False
         self.proc.send_signal(signal.SIGTERM)
         try:
             await asyncio.wait_for(self.proc.wait(), 10)
         except TimeoutError:
             self.proc.kill()
             await self.proc.wait()
-        await self._wait_disconnected()
+        return True
 
-    async def _wait_disconnected(self, timeout: float = 10.0) -> None:
+    async def _wait_disconnected(self, shards=None, timeout: float = 10.0) -> None:
+        def still_connected():
+            if shards is None:
+                return self.fake.gateways
+            return [s for shard in shards for s in self.fake.gateway.sessions_on(shard)]
+
         deadline = time.perf_counter() + timeout
-        while self.fake.gateways and time.perf_counter() < deadline:
+        while still_connected() and time.perf_counter() < deadline:
             await asyncio.sleep(0.05)
-        assert not self.fake.gateways, "the fake Discord still holds a gateway of the dead process"
+        assert not still_connected(), "the fake Discord still holds a gateway of the dead process"
 
     def log_lines(self) -> list[dict]:
         lines = []
@@ -107,6 +121,9 @@ class BotProcess:
 
     def log_tail(self, n: int = 40) -> str:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:]) if self.log_path.exists() else ""
+
+    def logged(self, event: str) -> list[dict]:
+        return [line for line in self.log_lines() if line.get("event") == event]
 
     def errors(self) -> list[dict]:
         return [line for line in self.log_lines() if line.get("level") in ("error", "critical")]

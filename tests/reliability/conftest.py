@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.botproc import BotProcess, bot_environment
+from tests.reliability.botproc import IDENTIFY_WINDOW_S, BotProcess, bot_environment
 from tests.reliability.holding_fake import HoldingFakeDiscord
 
 
@@ -25,7 +25,7 @@ def closed_port_url() -> str:
 
 @pytest.fixture
 async def fake():
-    server = await HoldingFakeDiscord().start()
+    server = await HoldingFakeDiscord(identify_window_s=IDENTIFY_WINDOW_S).start()
     yield server
     for hold in server.holds:
         hold.released.set()
@@ -77,8 +77,9 @@ class Bots:
             assert not errors, f"{bot.name} logged errors: {[e.get('event') for e in errors][:5]}\n{errors[0].get('exc', '')}"
 
     async def stop_all(self) -> None:
-        for bot in self.started:
-            await bot.stop()
+        stopped = [await bot.terminate() for bot in self.started]
+        if any(stopped):
+            await self.started[0]._wait_disconnected()  # every process's gateways
 
 
 @pytest.fixture(scope="session")

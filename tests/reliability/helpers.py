@@ -6,6 +6,10 @@ import asyncio
 import copy
 import re
 import time
+from coach.config import load_settings
+from coach.engine import Coach
+from coach.store import Store
+from content import default_catalog
 from tests.fakediscord.components import button, buttons  # noqa: F401 - re-exported to the tests
 
 FIRST_RESPONSE_DEADLINE_S = 3.0
@@ -76,3 +80,17 @@ async def wait_until(predicate, timeout: float, what: str):
         assert time.perf_counter() < deadline, f"timed out waiting for {what}"
         await asyncio.sleep(0.05)
     return value
+
+
+async def schedule_daily_post(bots, guild_id: int, channel_id: int) -> str:
+    """Arrange: the guild posts daily at 00:00 UTC, so today's post is already due."""
+    settings = load_settings(database_url=f"sqlite+aiosqlite:///{bots.db_path}", data_dir=bots.workdir)
+    store = Store(settings.database_url)
+    try:
+        await store.upgrade()
+        catalog = default_catalog()
+        track = next(iter(catalog.tracks))
+        await Coach(store, catalog, settings).daily.set_schedule(guild_id, channel_id, "00:00", "UTC", track)
+    finally:
+        await store.dispose()
+    return track

@@ -31,8 +31,8 @@ class Hold:
 
 
 class HoldingFakeDiscord(FakeDiscord):
-    def __init__(self):
-        super().__init__()
+    def __init__(self, **gateway_limits):
+        super().__init__(**gateway_limits)
         self.holds: list[Hold] = []
 
     def hold(self, method: str, path: str, *, land: bool) -> Hold:

@@ -29,6 +29,7 @@ REPLY_WAIT_S = 240.0  # a deferred grading may queue behind many others on two c
 MAX_ACTIONS_PER_USER = 400
 ANSWERED_TITLE = re.compile(r"^\d+/\d+ · ")
 ANSWER_ID = re.compile(r"^q:(\d+):(\d+):[0-3]$")
+NOT_GIVEN = object()
 OFF_TOPIC_ANSWER = "My favourite pasta sauce needs fresh basil, garlic, olive oil and plenty of parmesan."
 
 
@@ -67,8 +68,10 @@ def embed_title(message: dict | None) -> str:
 
 
 async def resolve(fake, record, clicked: dict | None, ack_wait_s: float = ACK_WAIT_S,
-                  reply_wait_s: float = REPLY_WAIT_S) -> Outcome | None:
-    """Wait for the bot's answer to one interaction; None if it never acknowledged."""
+                  reply_wait_s: float = REPLY_WAIT_S, *, edited_before: object = NOT_GIVEN) -> Outcome | None:
+    """Wait for the bot's answer to one interaction; None if it never acknowledged.
+    `edited_before`: the clicked message's edit time when it was clicked (an edit that
+    lands while the acknowledgement is awaited is then still seen as the reply)."""
     try:
         kind = await record.wait(lambda r: r.response_type, ack_wait_s)
     except TimeoutError:
@@ -80,7 +83,7 @@ async def resolve(fake, record, clicked: dict | None, ack_wait_s: float = ACK_WA
     if kind == RESPONSE_UPDATE:
         return Outcome(kind, message=fake.messages.get(int(clicked["id"])))
     if kind == RESPONSE_DEFER_UPDATE:
-        before = clicked.get("edited_timestamp")
+        before = clicked.get("edited_timestamp") if edited_before is NOT_GIVEN else edited_before
 
         def edited(r):
             message = fake.messages.get(int(clicked["id"]))
@@ -139,8 +142,10 @@ class SimUser:
 
     async def _interact(self, name: str, push, clicked: dict | None = None) -> Outcome | None:
         self.actions += 1
+        edited_before = (clicked or {}).get("edited_timestamp")  # read before the bot can edit it
         record = await push
-        outcome = await resolve(self.fake, record, clicked, self.ack_wait_s, self.reply_wait_s)
+        outcome = await resolve(self.fake, record, clicked, self.ack_wait_s, self.reply_wait_s,
+                                edited_before=edited_before)
         if outcome is None:
             self.ledger.unacknowledged.append((time.monotonic(), name, record.id))
             return None

@@ -1,31 +1,14 @@
 """SIGKILL mid-daily-post: the bot recorded today's pick and its message POST is in
 flight when the process dies. After a restart the post exists exactly once, whether or
-not the lost request reached Discord (the retry carries the same nonce with
-`enforce_nonce`, and Discord — here the fake — returns the first message)."""
+not the lost request reached Discord: the restarted bot looks in the channel first and
+records a post it finds there; one it does not find it sends again with the same nonce
+(`enforce_nonce`: Discord, here the fake, would return the first message)."""
 
 import asyncio
 
 import pytest
 
-from coach.config import load_settings
-from coach.engine import Coach
-from coach.store import Store
-from content import default_catalog
-from tests.reliability.helpers import wait_until
-
-
-async def schedule_daily_post(bots, guild_id: int, channel_id: int) -> str:
-    """Arrange: the guild posts daily at 00:00 UTC, so today's post is already due."""
-    settings = load_settings(database_url=f"sqlite+aiosqlite:///{bots.db_path}", data_dir=bots.workdir)
-    store = Store(settings.database_url)
-    try:
-        await store.upgrade()
-        catalog = default_catalog()
-        track = next(iter(catalog.tracks))
-        await Coach(store, catalog, settings).daily.set_schedule(guild_id, channel_id, "00:00", "UTC", track)
-    finally:
-        await store.dispose()
-    return track
+from tests.reliability.helpers import schedule_daily_post, wait_until
 
 
 @pytest.mark.parametrize("lost_request_landed", [True, False], ids=["post-reached-discord", "post-never-arrived"])
@@ -57,6 +40,11 @@ async def test_sigkill_mid_daily_post_sends_it_exactly_once(fake, bots, lost_req
     assert bots.query("SELECT COUNT(*) FROM daily_picks") == [(1,)]
     assert str(messages[0]["id"]) in sent[0][0], "the stored message id is the one in the channel"
     attempts = [r for r in fake.requests_to("POST", f"/channels/{channel_id}/messages")]
-    assert len(attempts) == 2 and all(r.body.get("enforce_nonce") for r in attempts)
-    assert len({r.body["nonce"] for r in attempts}) == 1, "the retry reuses the nonce"
+    looked = [r for r in fake.requests_to("GET", f"/channels/{channel_id}/messages") if r.status == 200]
+    assert looked, "the restarted bot looked in the channel before sending again"
+    if lost_request_landed:  # found there: recorded, not sent again
+        assert len(attempts) == 1
+    else:  # not there: sent again, with the same nonce, so Discord would drop a duplicate
+        assert len(attempts) == 2 and all(r.body.get("enforce_nonce") for r in attempts)
+        assert len({r.body["nonce"] for r in attempts}) == 1, "the retry reuses the nonce"
     bots.assert_no_errors_logged()
