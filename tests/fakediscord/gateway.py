@@ -103,7 +103,10 @@ class Gateway:
             frame = json.dumps({"op": 0, "t": name, "s": self._next_seq(), "d": payload})
             targets = [s for s in list(self.sessions.values()) if s.serves(guild_id) and not s.ws.closed]
             for session in targets:
-                await session.ws.send_str(frame)
+                try:
+                    await session.ws.send_str(frame)
+                except ConnectionResetError:  # that client just died (a SIGKILLed bot): the event is lost with it
+                    pass
             if not targets:
                 self.dropped.append((name, guild_id))
             delivered = len(targets)
