@@ -152,12 +152,12 @@ class Gateway:
 
     async def _identify(self, ws: web.WebSocketResponse, data: dict) -> None:
         shard_id, shard_count = data.get("shard") or (0, 1)
-        self.fake.intents = int(data.get("intents") or 0)  # what members' messages the bot may see
         refusal = self._refusal(shard_id)
         self.identifies.append(IdentifyRecord(self.fake.now(), shard_id, shard_count, not refusal, refusal))
         if refusal:
             await ws.send_str(json.dumps({"op": 9, "d": False}))
             return
+        self.fake.intents = int(data.get("intents") or 0)  # what members' messages the bot may see
         self.limits.remaining -= 1
         if any(s.shard_id == shard_id and s.shard_count == shard_count for s in self.sessions.values()
                if not s.ws.closed):

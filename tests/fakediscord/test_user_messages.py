@@ -15,7 +15,8 @@ from tests.fakediscord.user_messages import DIRECT_MESSAGES, GUILD_MESSAGES, IS_
 
 @pytest.fixture
 async def fake():
-    server = await FakeDiscord().start()
+    # The tests identify three times in a row on shard 0: no identify window (Discord's is 5 s).
+    server = await FakeDiscord(identify_window_s=0).start()
     yield server
     await server.stop()
 
