@@ -33,7 +33,7 @@ class Gateway:
         await ws.receive_json()  # HELLO
         await ws.send_json({"op": 2, "d": {"token": fake.token, "intents": intents, "properties": {}}})
         gateway = cls(ws)
-        await gateway.next_event("READY")
+        assert await gateway.next_event("READY") is not None, "identified (not refused with op 9)"
         return gateway
 
     async def next_event(self, name: str, timeout: float = 2.0) -> dict | None:
