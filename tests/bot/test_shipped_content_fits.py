@@ -9,6 +9,8 @@ from datetime import date, datetime, timezone
 import pytest
 
 from bot import limits, render
+from coach.grading.feedback import feedback_text, follow_up_question
+from coach.grading.models import Grade, KeyPointVerdict, Verdicts
 from coach.results import AnswerResult, DailyPick, QuestionView, QuizState
 from content import default_catalog
 
@@ -64,3 +66,22 @@ def test_a_question_its_answer_and_its_daily_post_arrive_whole(question):
         assert text in asked.embed.description and text in embed_text(post)
     assert question.explanation in answered.embed.description
     assert bite.explainer in post.embed.description
+
+
+def worst_grade(bite) -> Grade:
+    """The longest grade reply a bite can get: every key point missed and its red flag said."""
+    missed = [KeyPointVerdict(point=kp.point, status="missing", kind=kp.kind) for kp in bite.key_points]
+    verdicts = Verdicts(key_points=missed, red_flag=True, injection=False)
+    return Grade(bite_id=bite.id, title=bite.title, score=0, key_points=missed, red_flag=True, injection=False,
+                 grader="embedding", feedback=feedback_text(bite, verdicts, score=0), model_answer=bite.model_answer,
+                 follow_up=follow_up_question(bite, missed, CATALOG, injection=False), truncated=True)
+
+
+@pytest.mark.parametrize("bite", BITES, ids=lambda b: b.id)
+def test_a_grade_with_everything_missed_arrives_whole(bite):
+    grade = worst_grade(bite)
+    reply = render.grade(grade, retrieved=True)
+    assert limits.problems(reply) == []
+    shown = embed_text(reply)
+    for text in (bite.model_answer, grade.follow_up, bite.red_flag, *(kp.point for kp in bite.key_points)):
+        assert text in shown
