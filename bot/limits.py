@@ -46,6 +46,23 @@ def fit_embed(embed: Embed) -> Embed:
     return replace(embed, title=title, description=description, fields=fields, footer=footer)
 
 
+SENTENCE_ENDS = (". ", "? ", "! ", ".\n", "?\n", "!\n")
+
+
+def field_chunks(text: str, limit: int = FIELD_VALUE, breaks: tuple[str, ...] = SENTENCE_ENDS) -> list[str]:
+    """`text` in pieces of at most `limit` characters, each cut after the last of `breaks`
+    in range, else at a space (a longer word is cut where it must be)."""
+    pieces, rest = [], (text or "").strip()
+    while len(rest) > limit:
+        head = rest[:limit + 1]
+        cut = max(head.rfind(end) + len(end.rstrip()) for end in breaks)
+        cut = cut if cut > 0 else head.rfind(" ")
+        cut = cut if cut > 0 else limit
+        pieces.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    return pieces + [rest] if rest else pieces
+
+
 def embed_size(embed: Embed) -> int:
     return len(embed.title) + len(embed.description) + len(embed.footer) + sum(
         len(f.name) + len(f.value) for f in embed.fields

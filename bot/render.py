@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot import custom_ids as ids
-from bot.limits import clip, fit
+from bot.limits import SENTENCE_ENDS, clip, field_chunks, fit
 from bot.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
 from bot.voice_render import HELD_MINUTES, delivery_field
 from coach.grading.drafts import KEPT_AT_MOST as DRAFTS_KEPT_AT_MOST
@@ -75,6 +75,12 @@ def _quote(text: str | None, limit: int = 160) -> str:
     return f' — "{clip(text, limit)}"' if text else ""
 
 
+def _long_field(name: str, text: str, breaks=SENTENCE_ENDS) -> list[Field]:
+    """A text longer than one field holds goes on in more fields, whole."""
+    pieces = field_chunks(text, breaks=breaks)
+    return [Field(name if i == 0 else f"{name} (continued)", piece) for i, piece in enumerate(pieces)]
+
+
 def grade(result, *, draft: str | None = None, alternatives=(), retrieved: bool = False) -> Reply:
     """The graded explanation: score, what landed and what was missed (quoting the
     user's own words), the red flag, the model answer, the follow-up question."""
@@ -85,16 +91,10 @@ def grade(result, *, draft: str | None = None, alternatives=(), retrieved: bool 
     fields = []
     if getattr(result, "delivery", None) is not None:  # a voice answer: how it was said, under the score
         fields.append(delivery_field(result.delivery))
-    if landed:
-        fields.append(Field("Landed", "\n".join(landed)))
-    if partial:
-        fields.append(Field("Partly there", "\n".join(partial)))
-    if missed:
-        fields.append(Field("Missed", "\n".join(missed)))
-    if wrong:
-        fields.append(Field("Stated wrongly", "\n".join(wrong)))
+    for name, lines in (("Landed", landed), ("Partly there", partial), ("Missed", missed), ("Stated wrongly", wrong)):
+        fields += _long_field(name, "\n".join(lines), breaks=("\n",))
     # The red flag, a possible red flag and an injection are said once, in the feedback (the description).
-    fields.append(Field("Model answer", result.model_answer))
+    fields += _long_field("Model answer", result.model_answer)
     fields.append(Field("Follow-up an interviewer would ask", result.follow_up))
     grader_note = (
         "Graded by the LLM grader."

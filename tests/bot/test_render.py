@@ -101,3 +101,13 @@ def test_fit_moves_overflowing_buttons_into_rows_and_drops_the_rest():
     assert limits.problems(fitted) == []
     assert len(fitted.buttons) == 25 and max(b.row for b in fitted.buttons) == 4
     assert all(len(b.label) <= 80 for b in fitted.buttons)
+
+
+def test_a_long_text_is_split_after_sentences_and_loses_nothing():
+    from bot.limits import field_chunks
+
+    text = " ".join(f"Sentence number {i} says something." for i in range(80))
+    pieces = field_chunks(text, 100)
+    assert all(len(p) <= 100 and p.endswith(".") for p in pieces)
+    assert " ".join(pieces) == text
+    assert field_chunks("a\nb\nc", 3, breaks=("\n",)) == ["a\nb", "c"] and field_chunks("") == []
