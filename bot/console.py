@@ -21,12 +21,15 @@ import time
 import uuid
 from pathlib import Path
 
+from bot import texts
+from bot.command_table import BY_NAME, GROUPS, Command, Option
 from bot.handlers import Actor, Handlers
 from bot.replies import Reply
 from bot.voice_handlers import file_recording
 
 CONSOLE_USER = Actor(user_id=1, guild_id=1, name="you", can_manage_guild=False, request_id="")
 WELCOME = "Interview Coach — console mode (no Discord needed). Type /help for commands, /quit to leave."
+_REFUSED = object()  # an option value the console refused (and said why)
 _BOLD = re.compile(r"\*\*(.+?)\*\*|\*(.+?)\*")
 
 
@@ -171,51 +174,55 @@ class Console:
                 return True
             await self.show(await self.handlers.press(self._actor(), button.custom_id))
             return True
-        name, words, options = parse_command(line)
-        h, actor = self.handlers, self._actor()
-        topic = " ".join(words) or options.get("topic")
-        if name == "quiz":
-            try:
-                count = int(options.get("count", 10))
-            except ValueError:
-                self.say("count must be a number from 5 to 30.")
-                return True
-            reply = await h.quiz(actor, options.get("track") or (words[0] if words else None), count)
-        elif name == "bite":
-            reply = await h.bite(actor, topic)
-        elif name == "explain" and options.get("audio"):  # /explain kv cache audio:answer.ogg
-            recording = file_recording(options["audio"])
-            if recording is None:
-                self.say(f"There is no file {options['audio']!r}.")
-                return True
-            self.say("(transcribing…)")
-            reply = await h.voice.explain_audio(actor, " ".join(words) or options.get("topic"), recording)
-        elif name == "explain":
-            reply = await h.explain(actor, topic)
-        elif name == "review":
-            reply = await h.review(actor)
-        elif name == "stats":
-            reply = await h.stats(actor, options.get("view") or (words[0] if words else "progress"),
-                                  options.get("track") or (words[1] if len(words) > 1 else None))
-        elif name == "leaderboard":
-            reply = await h.leaderboard(actor, options.get("period") or (words[0] if words else "week"))
-        elif name == "settings":
-            reply = await h.settings(actor, timezone=options.get("timezone"),
-                                     keep_answers=_flag(options.get("keep_answers")),
-                                     leaderboard=_flag(options.get("leaderboard")),
-                                     reminders=_flag(options.get("reminders")))
-        elif name == "forget":
-            reply = await h.forget(actor)
-        elif name == "help":
-            reply = await h.help(actor, console=True)
-        elif name == "daily":
-            self.say("/daily posts in a Discord server channel; it has no console version.")
+        name, words, given = parse_command(line)
+        command = BY_NAME.get(name)
+        if command is None or not command.console:
+            known = name in GROUPS or command is not None
+            self.say((texts.NO_CONSOLE_VERSION if known else texts.UNKNOWN_COMMAND).format(name=name))
             return True
+        options = self._options(command, words, given)
+        if options is None:
+            return True
+        actor = self._actor()
+        if command.name == "help":
+            reply = await self.handlers.help(actor, console=True)
         else:
-            self.say(f"Unknown command /{name}. /help lists the commands.")
-            return True
+            reply = await command.run(self.handlers, actor, options)
         await self.show(reply)
         return True
+
+    def _options(self, command: Command, words: list[str], given: dict[str, str]) -> dict | None:
+        """The command's options from name:value words and loose words (None: one was refused,
+        and the console said why)."""
+        loose = iter(words)
+        options = {}
+        for option in command.options:
+            if option.rest:
+                value = " ".join(words) or given.get(option.name)
+            else:
+                value = given.get(option.name) or (next(loose, None) if option.positional else None)
+            options[option.name] = option.default if value is None else self._value(option, value)
+            if options[option.name] is _REFUSED:
+                return None
+        return options
+
+    def _value(self, option: Option, text: str):
+        if option.kind == "flag":
+            return _flag(text)
+        if option.kind == "number":
+            try:
+                return int(text)
+            except ValueError:
+                self.say(texts.not_a_number(option.name, *(option.bounds or (0, 0))))
+                return _REFUSED
+        if option.kind == "audio":  # /explain kv cache audio:answer.ogg
+            recording = file_recording(text)
+            if recording is None:
+                self.say(texts.NO_SUCH_FILE.format(path=text))
+                return _REFUSED
+            self.say("(transcribing…)")
+            return recording
+        return text
 
     async def run(self) -> int:
         self.say(WELCOME)

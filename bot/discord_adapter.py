@@ -18,6 +18,7 @@ import discord
 from prometheus_client import Counter, Histogram
 
 from bot import custom_ids
+from bot.actions import MODAL_OPENERS
 from bot.handlers import Actor, Handlers
 from bot.replies import Reply, notice
 from bot.views import AnswerModal, message_kwargs, modal_trigger
@@ -32,7 +33,6 @@ ACK_BUDGET_S = 0.25
 # With this many handlers already running the bot is saturated (usually the database):
 # acknowledge first, without waiting for the budget, so the ack never queues behind them.
 BUSY_IN_FLIGHT = 8
-MODAL_OPENERS = ("explain", "report", "voice_fix")  # buttons answered with a modal, which cannot follow a defer
 SORRY = "Something went wrong on my side — your progress is safe. Please try again."
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot import custom_ids as ids
+from bot.command_table import help_lines
 from bot.limits import SENTENCE_ENDS, clip, field_chunks, fit
 from bot.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
 from bot.voice_render import HELD_MINUTES, delivery_field
@@ -136,18 +137,8 @@ def off_topic(result, *, draft: str | None = None) -> Reply:
 
 
 def help_text(console: bool = False) -> Reply:
-    quiz = "/quiz [track] count:<5-30>" if console else "/quiz track: count:"
-    lines = [
-        "**Interview Coach** — practice for ML-engineering interviews.",
-        f"`{quiz}` multiple-choice questions with explanations.",
-        "`/bite [topic]` a 60-second explainer on a topic, or today's.",
-        "`/explain [topic]` explain a concept out loud and get it graded; with no topic, just answer. "
-        + ("Add `audio:FILE` to answer with a recording."
-           if console else "Add `audio:` with a recording, or send me a voice message afterwards."),
-        "`/review` your due review cards. `/stats` your progress as a picture; `/stats view:map` the bite map.",
-        "`/leaderboard period:week|month|all` · `/settings` · `/forget` deletes your data · `/help`",
-        "Admins: `/daily set|off|preview` posts a daily bite and question in a channel.",
-    ]
+    """Every command of the table (bot/command_table.py), with how to use it where it is asked."""
+    lines = ["**Interview Coach** — practice for ML-engineering interviews.", *help_lines(console=console)]
     if console:
         lines += ["", "In this console: answer with `a`–`d`, `next` for the next question, "
                   "type a button's number to press it, `/quit` to leave."]

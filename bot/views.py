@@ -13,6 +13,7 @@ import re
 import discord
 
 from bot import custom_ids
+from bot.actions import BUTTON_ACTIONS
 from bot.replies import Attachment, Embed, Modal, Reply
 
 _STYLES = {
@@ -21,8 +22,6 @@ _STYLES = {
     "success": discord.ButtonStyle.success,
     "danger": discord.ButtonStyle.danger,
 }
-BUTTON_ACTIONS = ("answer", "next", "stop", "read", "quiz_bite", "explain", "regrade", "report", "daily", "forget",
-                  "voice_grade", "voice_fix")
 # One template for all of them (group names must be unique, so they are dropped here).
 BUTTON_TEMPLATE = "^(?:" + "|".join(
     re.sub(r"\(\?P<\w+>", "(?:", custom_ids.TEMPLATES[action]) for action in BUTTON_ACTIONS

@@ -27,7 +27,7 @@ from datetime import timedelta
 from typing import Awaitable, Callable
 
 from bot import custom_ids as ids
-from bot import voice_render
+from bot import texts, voice_render
 from bot.replies import Reply, notice
 from coach.voice.delivery import Delivery
 from coach.store.state import PURGE_EVERY, user_owner
@@ -224,7 +224,7 @@ class VoiceHandlers:
 
     async def _grade(self, actor, token: str, held: dict, bite_id: str | None) -> Reply:
         if bite_id is not None and bite_id not in self.catalog.bites:
-            return notice("I don't know that bite any more.", outcome="not_found")
+            return notice(texts.BITE_GONE, outcome="not_found")
         spoken = self._spoken(held)
         # One attempt per transcript text and bite: a second click stores and credits nothing new.
         digest = hashlib.sha1(spoken.transcript.encode()).hexdigest()[:10]

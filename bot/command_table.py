@@ -1,0 +1,143 @@
+"""Every slash command, once: its name, description, options and handler. The Discord
+registration (bot/commands.py), the console's dispatch (bot/console.py) and the help text
+(bot/render.py) are derived from this table, and each choice list is defined here once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
+
+from bot.replies import Reply
+from coach.progress.service import PERIODS as PERIOD_WINDOWS
+
+if TYPE_CHECKING:
+    from bot.handlers import Actor, Handlers
+
+PERIODS = tuple(PERIOD_WINDOWS)  # week, month, all: the coach's leaderboard windows
+STATS_VIEWS = ("progress", "map")
+# Where weeks start in most places (CLDR): the weekly picture comes with that day's post.
+WEEK_STARTS = ("monday", "sunday", "saturday")
+
+Kind = Literal["text", "number", "flag", "channel", "audio"]
+Options = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    description: str = ""  # "" leaves Discord's placeholder
+    kind: Kind = "text"
+    required: bool = False
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    titled: bool = False  # choices read as names on Discord (`Monday` for monday)
+    tracks: bool = False  # the catalog's tracks are the choices
+    bounds: tuple[int, int] | None = None  # a number's range, or a text's length
+    positional: bool = False  # the console also takes it by position (`/stats map`)
+    rest: bool = False  # the console joins every loose word into it (`/bite kv cache`)
+
+
+def never(options: Options) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # "daily set" is the subcommand "set" of the group "daily"
+    description: str
+    run: Callable[["Handlers", "Actor", Options], Awaitable[Reply]]
+    help: str  # its line in /help, after the usage
+    options: tuple[Option, ...] = ()
+    public: bool = False  # the reply is shown to the channel
+    console: bool = True  # the console offers it too
+    slow: Callable[[Options], bool] = never  # acknowledge first: it takes seconds
+    instant: Callable[[Options], bool] = never  # the reply may be a modal: never acknowledge first
+    console_help: str = ""  # its /help line in the console, where it differs
+
+
+@dataclass(frozen=True)
+class Group:
+    description: str
+    admin: bool = False  # only for members who may manage the server
+
+
+GROUPS = {"daily": Group("The server's daily bite and question (admins)", admin=True)}
+TRACK = Option("track", "Which track", tracks=True, positional=True)
+TOPIC = Option("topic", "A few words about the topic (optional)", bounds=(1, 200), rest=True)
+
+
+def _explain(h: "Handlers", actor: "Actor", o: Options) -> Awaitable[Reply]:
+    if o["audio"] is not None:
+        return h.voice.explain_audio(actor, o["topic"], o["audio"])
+    return h.explain(actor, o["topic"])
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("quiz", "Multiple-choice questions with explanations",
+            lambda h, a, o: h.quiz(a, o["track"], o["count"]), "multiple-choice questions with explanations.",
+            (TRACK, Option("count", "How many questions (5-30)", "number", default=10, bounds=(5, 30)))),
+    Command("bite", "A 60-second explainer: on a topic, or today's",
+            lambda h, a, o: h.bite(a, o["topic"]), "a 60-second explainer on a topic, or today's.", (TOPIC,)),
+    Command("explain", "Explain a concept out loud and get it graded", _explain,
+            "explain a concept out loud and get it graded; with no topic, just answer. "
+            "Add `audio:` with a recording, or send me a voice message afterwards.",
+            (Option("topic", "The concept (optional: with none, just answer and I find the topic)", bounds=(1, 200),
+                    rest=True),
+             Option("audio", "A recording of your answer (a voice memo or audio file, up to 3 minutes)", "audio")),
+            slow=lambda o: o["audio"] is not None,  # transcribing takes seconds
+            instant=lambda o: o["audio"] is None and not o["topic"],  # the answer box
+            console_help="explain a concept out loud and get it graded; with no topic, just answer. "
+                         "Add `audio:FILE` to answer with a recording."),
+    Command("review", "Go through your due review cards", lambda h, a, o: h.review(a), "your due review cards."),
+    Command("stats", "Your progress as a picture; view:map shows every bite by mastery",
+            lambda h, a, o: h.stats(a, o["view"], o["track"]),
+            "your progress as a picture; `/stats view:map` the bite map.",
+            (Option("view", "progress (the default) or map: every bite of a track as a tile coloured by mastery",
+                    default="progress", choices=STATS_VIEWS, positional=True),
+             Option("track", "Which track's bite map", tracks=True, positional=True))),
+    Command("leaderboard", "Who earned the most XP here", lambda h, a, o: h.leaderboard(a, o["period"]),
+            "who earned the most XP here.", (Option("period", default="week", choices=PERIODS, positional=True),),
+            public=True),
+    Command("settings", "Timezone, answer keeping, leaderboard, reminders",
+            lambda h, a, o: h.settings(a, **o), "timezone, answer keeping, leaderboard, reminders.",
+            (Option("timezone", "IANA name, e.g. Europe/Paris", bounds=(1, 64)),
+             Option("keep_answers", "Keep the texts of my answers", "flag"),
+             Option("leaderboard", "Show me on the leaderboard", "flag"),
+             Option("reminders", "DM me when reviews are due", "flag"))),
+    Command("forget", "Delete all your data (asks to confirm)", lambda h, a, o: h.forget(a), "deletes your data."),
+    Command("help", "What the coach can do", lambda h, a, o: h.help(a), "this list."),
+    Command("daily set", "Post a daily bite and question in a channel",
+            lambda h, a, o: h.daily_set(a, o["channel"], o["time"], o["timezone"], o["track"], o["week_starts"]),
+            "(admins) posts a daily bite and question in a channel.",
+            (Option("channel", "Where to post", "channel", required=True),
+             Option("time", "Local time, HH:MM (24-hour)", required=True, bounds=(1, 5)),
+             Option("timezone", "IANA name, e.g. Europe/Berlin", required=True, bounds=(1, 64)),
+             Option("track", "Which track", tracks=True),
+             Option("week_starts", "Day the server's week starts; that day's post shows the last week "
+                                   "(default: by language)", choices=WEEK_STARTS, titled=True)),
+            console=False),
+    Command("daily off", "Stop the daily posts", lambda h, a, o: h.daily_off(a), "(admins) stops them.",
+            console=False),
+    Command("daily preview", "See today's post (only you)", lambda h, a, o: h.daily_preview(a),
+            "(admins) shows today's post to you only.", console=False),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def usage(command: Command, *, console: bool = False) -> str:
+    """`/quiz track: count:` on Discord; `/quiz [track] count:<5-30>` in the console."""
+    words = [f"/{command.name}"]
+    for option in command.options:
+        if option.choices:
+            words.append(f"{option.name}:{'|'.join(option.choices)}")
+        elif console and (option.positional or option.rest):
+            words.append(f"[{option.name}]")
+        elif console and option.kind == "number" and option.bounds:
+            words.append(f"{option.name}:<{option.bounds[0]}-{option.bounds[1]}>")
+        else:
+            words.append(f"{option.name}:")
+    return " ".join(words)
+
+
+def help_lines(*, console: bool = False) -> list[str]:
+    return [f"`{usage(c, console=console)}` {(console and c.console_help) or c.help}" for c in COMMANDS]

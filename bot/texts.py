@@ -1,0 +1,54 @@
+"""What the bot says in short notices, each said once and named for when it is said.
+
+The renderer (bot/render.py) builds the larger replies; handlers pick one of these.
+"""
+
+from __future__ import annotations
+
+BUTTON_GONE = "That button is no longer valid."
+FORM_GONE = "That form is no longer valid."
+NOT_AVAILABLE = "That isn't available to you."
+BITE_GONE = "I don't know that bite any more."
+ITEM_GONE = "I don't know that item any more."
+QUIZ_GONE = "I can't find that quiz any more. Start a new one with `/quiz`."
+QUIZ_NOT_YOURS = "That quiz isn't yours, or it is gone. Start your own with `/quiz`."
+NO_BITE_FOUND = "I couldn't find a bite on that. Try other words, or `/bite` for today's."
+NO_BITE_TO_GRADE = "I couldn't find a bite on that. Try `/explain` with no topic and just answer."
+GRADING_UNAVAILABLE = "Grading is unavailable right now, sorry — your answer was not stored. Try again later."
+LEADERBOARD_NEEDS_SERVER = "The leaderboard is per server; use it in a server."
+CONFIRMATION_GONE = "That confirmation isn't yours or has expired. Run `/forget` again."
+FORGOTTEN = "Done: everything I stored about you is deleted."
+REPORT_EMPTY = "Please say what is wrong, so a maintainer can fix it."
+REPORTED = "Thanks — your report is stored and a maintainer will look at it."
+DAILY_NEEDS_SERVER = "Daily posts are set per server; run this in a server."
+DAILY_ADMINS_ONLY = "Only members with the **Manage Server** permission can change daily posts."
+DAILY_OFF = "Daily posts are off."
+DAILY_WAS_OFF = "Daily posts were not on."
+DAILY_ANSWERED_IN_SERVER = "Daily questions are answered in their server."
+PREVIEW = "Preview (only you see this). {schedule}"
+NO_CONSOLE_VERSION = "/{name} posts in a Discord server channel; it has no console version."
+UNKNOWN_COMMAND = "Unknown command /{name}. /help lists the commands."
+NO_SUCH_FILE = "There is no file {path!r}."
+
+
+def invalid(error: Exception) -> str:
+    """A domain error's message as one sentence: every refused request reads the same way."""
+    text = str(error).strip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+def unknown_track(track: str, tracks) -> str:
+    return f"There is no track called {track!r}. Tracks: {', '.join(tracks)}."
+
+
+def not_a_choice(option: str, choices) -> str:
+    return f"{option} must be one of: {', '.join(choices)}."
+
+
+def not_a_number(option: str, low: int, high: int) -> str:
+    return f"{option} must be a number from {low} to {high}."
+
+
+def cooldown(limit: int, window_s: int, retry_after_s: float) -> str:
+    return (f"Grading takes a while, so I keep it to {limit} explanations every {window_s // 60 or 1} minutes. "
+            f"Take a breath and try again in {int(retry_after_s) + 1} seconds.")
