@@ -237,7 +237,7 @@ class Console:
                     return 0
             except Exception:
                 logging.getLogger("coach.bot.console").exception("command failed")
-                self.say("Something went wrong on my side — your progress is safe. Please try again.")
+                self.say(texts.SORRY)
 
 
 async def run_console(settings, stdin=None, stdout=None) -> int:

@@ -17,7 +17,7 @@ from typing import Awaitable, Callable
 import discord
 from prometheus_client import Counter, Histogram
 
-from bot import custom_ids
+from bot import custom_ids, texts
 from bot.actions import MODAL_OPENERS
 from bot.handlers import Actor, Handlers
 from bot.replies import Reply, notice
@@ -33,7 +33,6 @@ ACK_BUDGET_S = 0.25
 # With this many handlers already running the bot is saturated (usually the database):
 # acknowledge first, without waiting for the budget, so the ack never queues behind them.
 BUSY_IN_FLIGHT = 8
-SORRY = "Something went wrong on my side — your progress is safe. Please try again."
 
 
 def actor_of(interaction: discord.Interaction) -> Actor:
@@ -138,7 +137,7 @@ class DiscordAdapter:
             return await work()
         except Exception:
             log.exception("handler failed")
-            return notice(SORRY, outcome="error")
+            return notice(texts.SORRY, outcome="error")
 
     @staticmethod
     async def _defer(interaction: discord.Interaction, *, edit: bool, public: bool = False) -> None:

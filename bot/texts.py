@@ -5,6 +5,7 @@ The renderer (bot/render.py) builds the larger replies; handlers pick one of the
 
 from __future__ import annotations
 
+SORRY = "Something went wrong on my side — your progress is safe. Please try again."
 BUTTON_GONE = "That button is no longer valid."
 FORM_GONE = "That form is no longer valid."
 NOT_AVAILABLE = "That isn't available to you."
@@ -13,8 +14,10 @@ ITEM_GONE = "I don't know that item any more."
 QUIZ_GONE = "I can't find that quiz any more. Start a new one with `/quiz`."
 QUIZ_NOT_YOURS = "That quiz isn't yours, or it is gone. Start your own with `/quiz`."
 NO_BITE_FOUND = "I couldn't find a bite on that. Try other words, or `/bite` for today's."
+TODAYS_BITE = "Today's bite"
 NO_BITE_TO_GRADE = "I couldn't find a bite on that. Try `/explain` with no topic and just answer."
 GRADING_UNAVAILABLE = "Grading is unavailable right now, sorry — your answer was not stored. Try again later."
+NO_ATTACHING = "I may not attach files here (an admin can grant *Attach Files*)."
 LEADERBOARD_NEEDS_SERVER = "The leaderboard is per server; use it in a server."
 CONFIRMATION_GONE = "That confirmation isn't yours or has expired. Run `/forget` again."
 FORGOTTEN = "Done: everything I stored about you is deleted."

@@ -38,7 +38,7 @@ class ExplainHandlers(Capability):
             if bite is None:
                 return notice(texts.NO_BITE_FOUND, outcome="not_found")
             return render.bite(bite)
-        return render.bite(self._todays_bite(actor), heading="Today's bite")
+        return render.bite(self._todays_bite(actor), heading=texts.TODAYS_BITE)
 
     def _todays_bite(self, actor: Actor):
         bites = list(self.catalog.bites.values())

@@ -67,7 +67,7 @@ class ProgressHandlers(Capability):
 
     async def _with_picture(self, reply: Reply, data, actor: Actor) -> Reply:
         if not actor.can_attach:
-            return render.picture_missing(reply, "I may not attach files here (an admin can grant *Attach Files*).")
+            return render.picture_missing(reply, texts.NO_ATTACHING)
         attachment = await self.picture(data)
         return replace(reply, attachment=attachment) if attachment else render.picture_missing(reply)
 
