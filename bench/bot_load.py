@@ -1,13 +1,32 @@
-"""Load benchmark: N simulated users run quizzes at once against the fake Discord.
+"""Load benchmark: simulated users run quizzes against the fake Discord; what they feel, and what it costs.
 
 The fake Discord and the simulated users run in this process; the bot is a real
 `coach run` process (discord.py, SQLite under a temporary folder, the shipped
-content) pointed at the fake. Each user runs `/quiz count:5`, then for every
-question clicks an answer and then Next (11 interactions), waiting for each
-acknowledgement like a person would. Measured at the fake: time from pushing an
-interaction to the bot's first response; throughput; the bot's peak RSS.
+content, LLM off) pointed at the fake, so the two sides are separate processes.
 
-    .venv/bin/python -m bench.bot_load --users 100 500 [--out docs/bench/bot_load.md]
+Two load models:
+
+- `think` (default), like people: users arrive spread over `--arrive` seconds and
+  think 2-8 s (uniform, mean 5 s) between one interaction landing and the next.
+  Each runs `/quiz count:5` (answer, Next, ..., answer, Finish), then now and then
+  `/stats`, `/bite` or `/leaderboard`, then the next quiz, until `--duration` is up.
+  At 100 and 500 users that offers about 20 and 100 interactions/s.
+- `closed`, the capacity test: every user clicks again the moment the last reply
+  landed (no think time, arrivals over the first second, one quiz each); its
+  interactions/s is what the bot sustains at saturation.
+
+Per interaction kind: acknowledgement latency (push of INTERACTION_CREATE → the
+bot's first response at the fake's REST endpoint) and reply latency (→ the reply
+the user sees: a direct response, or the edit or follow-up after a defer, as the
+fake accepted it). And the bot process's CPU seconds (utime + stime from
+/proc/PID/stat over the measured window) per interaction handled.
+
+    .venv/bin/python -m bench.bot_load --users 100 500 [--ref main] [--out docs/bench/bot_load.md]
+
+`--ref REV` also runs the bot from a git worktree of REV (same fake, same users,
+same seed) before each run of this checkout's bot, so BEFORE and AFTER sit side by
+side in one invocation. `--profile DIR` runs the bot under cProfile (slower; for
+bench/profile_summary.py, not for the latency numbers).
 """
 
 from __future__ import annotations
@@ -15,20 +34,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import platform
 import random
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.machine import machine
 from tests.fakediscord import FakeDiscord
 
 REPO = Path(__file__).resolve().parents[1]
 
 QUESTIONS = 5
+KINDS = ("/quiz", "answer", "next", "finish", "/stats", "/bite", "/leaderboard")
+EXTRAS = (("/stats", 0.3), ("/bite", 0.3), ("/leaderboard", 0.2))  # after a quiz, each with this chance
+ACK_CODES = {4: "message", 5: "defer", 6: "defer update", 7: "update", 9: "modal"}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -36,23 +60,60 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def rss_kib(pid: int, field: str = "VmHWM") -> int:
+def rss_kib(pid: int, field_name: str = "VmHWM") -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
+        if line.startswith(field_name + ":"):
             return int(line.split()[1])
     return 0
 
 
-async def start_bot(fake: FakeDiscord, folder: Path):
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of one process, in seconds."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    fields = text[text.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def descendants(pid: int) -> list[int]:
+    """The bot's worker processes (pictures, speech), which do their CPU work apart from it."""
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    children = [int(p) for p in out.split()]
+    return children + [g for c in children for g in descendants(c)]
+
+
+def tree_cpu(pid: int) -> dict[int, float]:
+    seconds = {}
+    for p in [pid, *descendants(pid)]:
+        try:
+            seconds[p] = cpu_seconds(p)
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return seconds
+
+
+# ----- the bot ---------------------------------------------------------------------------
+def ref_checkout(rev: str) -> Path:
+    """A detached git worktree of `rev` (made once, reused), for the BEFORE bot."""
+    sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=REPO, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    path = Path(tempfile.gettempdir()) / f"bot_load_ref_{sha}"
+    if not path.exists():
+        subprocess.run(["git", "worktree", "add", "--detach", str(path), sha], cwd=REPO, check=True,
+                       capture_output=True)
+    return path
+
+
+async def start_bot(fake: FakeDiscord, folder: Path, code: Path = REPO, profile: Path | None = None):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "LLM_"))}
     env.update(DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base, DISCORD_GATEWAY_URL=fake.gateway_url,
                DATABASE_URL=f"sqlite+aiosqlite:///{folder}/coach.db", DATA_DIR=str(folder), LLM_ENABLED="false",
-               METRICS_PORT="0", LOG_FORMAT="json", PYTHONPATH=str(REPO))
+               METRICS_PORT="0", LOG_FORMAT="json", PYTHONPATH=str(code))
     log = open(folder / "bot.log", "w")
-    command = [str(REPO / ".venv" / "bin" / "coach"), "run"]
-    if os.environ.get("BOT_LOAD_PROFILE"):  # a cProfile of the bot, written on exit
-        command = [str(REPO / ".venv" / "bin" / "python"), "-m", "cProfile", "-o", os.environ["BOT_LOAD_PROFILE"],
-                   "-m", "bot.cli", "run"]
+    python = str(REPO / ".venv" / "bin" / "python")
+    command = [python, "-m", "bot.cli", "run"]
+    profile = profile or (Path(os.environ["BOT_LOAD_PROFILE"]) if os.environ.get("BOT_LOAD_PROFILE") else None)
+    if profile:  # a cProfile of the bot, written on exit
+        command = [python, "-m", "cProfile", "-o", str(profile), "-m", "bot.cli", "run"]
     proc = await asyncio.create_subprocess_exec(*command, env=env, cwd=folder, stdout=log, stderr=log)
     await asyncio.wait_for(fake.commands_synced.wait(), 120)
     while not fake.gateways:
@@ -64,6 +125,7 @@ async def start_bot(fake: FakeDiscord, folder: Path):
     return proc, log
 
 
+# ----- the users ---------------------------------------------------------------------------
 def button_id(message: dict, label: str) -> str:
     for row in message["components"]:
         for item in row["components"]:
@@ -73,59 +135,118 @@ def button_id(message: dict, label: str) -> str:
 
 
 def has_button(message: dict | None, label: str) -> bool:
-    return message is not None and any(item.get("label") == label for row in message["components"]
+    return message is not None and any(item.get("label") == label for row in message.get("components") or []
                                        for item in row["components"])
 
 
-REPLY_TIMES: list[float] = []  # push -> the reply the user sees has landed, per interaction
+@dataclass
+class Run:
+    fake: FakeDiscord
+    think: tuple[float, float]  # seconds between a reply landing and the next interaction
+    until: float  # fake.now() after which no user starts another quiz
+    samples: list[tuple[str, object]] = field(default_factory=list)  # (kind, InteractionRecord)
+
+    async def pause(self, rng: random.Random) -> None:
+        low, high = self.think
+        if high > 0:
+            await asyncio.sleep(rng.uniform(low, high))
+
+    async def settle(self, kind: str, record) -> dict:
+        self.samples.append((kind, record))
+        return await self.fake.reply(record)
+
+    async def press(self, user: dict, message_id: int, label: str, kind: str, expect: str) -> dict:
+        """Click `label` and wait until the message shows `expect` (a deferred update lands later)."""
+        message = self.fake.messages[message_id]
+        shown = await self.settle(kind, await self.fake.click(user, message, button_id(message, label)))
+        if not has_button(shown, expect):
+            raise AssertionError(f"after {label}: {shown.get('content') or shown['embeds'][0].get('title')}")
+        return shown
+
+    async def quiz(self, user: dict, guild: dict, rng: random.Random) -> None:
+        start = await self.settle("/quiz", await self.fake.slash(user, "quiz", guild=guild,
+                                                                 options={"count": QUESTIONS}))
+        if not has_button(start, "A"):
+            raise AssertionError(f"/quiz: {start.get('content')}")
+        message_id = int(start["id"])
+        for position in range(QUESTIONS):
+            last = position == QUESTIONS - 1
+            await self.pause(rng)
+            await self.press(user, message_id, rng.choice("ABCD"), "answer", "Finish" if last else "Next")
+            await self.pause(rng)
+            if last:
+                message = self.fake.messages[message_id]
+                shown = await self.settle("finish", await self.fake.click(user, message, button_id(message, "Finish")))
+                if "Quiz finished" not in str(shown.get("embeds")):
+                    raise AssertionError("no summary")
+            else:
+                await self.press(user, message_id, "Next", "next", "A")
+
+    async def user(self, guild: dict, name: str, rng: random.Random, arrive_s: float, once: bool) -> None:
+        user = self.fake.add_user(name)
+        await asyncio.sleep(rng.uniform(0, arrive_s))
+        while True:
+            await self.quiz(user, guild, rng)
+            if once:
+                return
+            for command, chance in EXTRAS:
+                if rng.random() < chance and self.fake.now() < self.until:
+                    await self.pause(rng)
+                    await self.settle(command, await self.fake.slash(user, command[1:], guild=guild))
+            if self.fake.now() >= self.until:
+                return
+            await self.pause(rng)
 
 
-async def settle(fake: FakeDiscord, record) -> dict:
-    shown = await fake.reply(record)
-    REPLY_TIMES.append(fake.now() - record.dispatched_at)
-    return shown
+def reply_time(fake: FakeDiscord, record) -> float | None:
+    """Push → the reply the user sees (a direct answer, or the first edit/follow-up after a defer)."""
+    if not record.callbacks:
+        return None
+    when, kind, _ = record.callbacks[0]
+    if kind in (5, 6):
+        if not record.landed:
+            return None
+        when = record.landed[0]
+    return when - record.dispatched_at
 
 
-async def press(fake: FakeDiscord, user: dict, message_id: int, label: str, expect: str):
-    """Click `label` and wait until the message shows `expect` (a deferred update lands later)."""
-    record = await fake.click(user, fake.messages[message_id], button_id(fake.messages[message_id], label))
-    shown = await settle(fake, record)
-    if not has_button(shown, expect):
-        raise AssertionError(f"after {label}: {shown.get('content') or shown['embeds'][0].get('title')}")
+def summarize(fake: FakeDiscord, samples) -> dict[str, dict]:
+    kinds = {}
+    for kind in KINDS + ("all",):
+        chosen = [r for k, r in samples if k == kind or kind == "all"]
+        if not chosen:
+            continue
+        acks = [r.first_response_latency for r in chosen if r.first_response_latency is not None]
+        replies = [t for t in (reply_time(fake, r) for r in chosen) if t is not None]
+        row = {"count": len(chosen), "acknowledged": len(acks), "replied": len(replies),
+               "deferred": sum(1 for r in chosen if r.response_type in (5, 6)),
+               "rejected": sum(1 for r in chosen if r.rejected)}
+        for name, values in (("ack", acks), ("reply", replies)):
+            for q in (0.5, 0.95, 0.99):
+                row[f"{name}_p{round(q * 100)}_ms"] = 1000 * percentile(values, q) if values else float("nan")
+        kinds[kind] = row
+    return kinds
 
 
-async def one_user(fake: FakeDiscord, guild: dict, name: str, rng: random.Random) -> int:
-    user = fake.add_user(name)
-    await asyncio.sleep(rng.random())  # arrivals spread over the first second
-    start = await fake.slash(user, "quiz", guild=guild, options={"count": QUESTIONS})
-    message_id = int((await settle(fake, start))["id"])
-    done = 1
-    for position in range(QUESTIONS):
-        last = position == QUESTIONS - 1
-        await press(fake, user, message_id, rng.choice("ABCD"), "Finish" if last else "Next")
-        if last:
-            record = await fake.click(user, fake.messages[message_id], button_id(fake.messages[message_id], "Finish"))
-            if "Quiz finished" not in str((await settle(fake, record))["embeds"]):
-                raise AssertionError("no summary")
-        else:
-            await press(fake, user, message_id, "Next", "A")
-        done += 2
-    return done
-
-
-async def run(users: int, guilds: int, seed: int) -> dict:
-    REPLY_TIMES.clear()
+async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, duration: float,
+              think: tuple[float, float], code: Path = REPO, profile: Path | None = None) -> dict:
     fake = await FakeDiscord().start()
     servers = [fake.add_guild(f"Server {i}") for i in range(guilds)]
+    closed = mode == "closed"
     with tempfile.TemporaryDirectory() as folder:
-        proc, log = await start_bot(fake, Path(folder))
+        proc, log = await start_bot(fake, Path(folder), code, profile)
         try:
             idle_rss = rss_kib(proc.pid, "VmRSS")
             rng = random.Random(seed)
+            load = Run(fake, (0.0, 0.0) if closed else think, fake.now() + (0 if closed else duration))
+            cpu_before = tree_cpu(proc.pid)
             started = time.perf_counter()
-            results = await asyncio.gather(*(one_user(fake, servers[i % guilds], f"user{i}", rng)
-                                             for i in range(users)), return_exceptions=True)
+            results = await asyncio.gather(*(
+                load.user(servers[i % guilds], f"user{i}", random.Random(rng.random()), 1.0 if closed else arrive,
+                          once=closed)
+                for i in range(users)), return_exceptions=True)
             elapsed = time.perf_counter() - started
+            cpu_after = tree_cpu(proc.pid)
             peak_rss = rss_kib(proc.pid)
         finally:
             proc.send_signal(signal.SIGINT)
@@ -136,74 +257,109 @@ async def run(users: int, guilds: int, seed: int) -> dict:
     failures = [r for r in results if isinstance(r, BaseException)]
     for failure in failures[:3]:
         print("user failed:", repr(failure), file=sys.stderr)
-    records = list(fake.interactions.values())
-    latencies = [r.first_response_latency for r in records if r.first_response_latency is not None]
-    late = sum(1 for latency in latencies if latency >= 3.0)
-    kinds = [r.response_type for r in records]
+    kinds = summarize(fake, load.samples)
+    handled = kinds["all"]["acknowledged"]
+    bot_cpu = cpu_after.get(proc.pid, 0.0) - cpu_before.get(proc.pid, 0.0)
+    workers_cpu = sum(v - cpu_before.get(p, 0.0) for p, v in cpu_after.items() if p != proc.pid)
     return {
-        "users": users, "interactions": len(records), "acknowledged": len(latencies), "failed_users": len(failures),
-        "rejected": sum(1 for r in records if r.rejected), "late": late,
-        "p50_ms": 1000 * statistics.median(latencies), "p99_ms": 1000 * percentile(latencies, 0.99),
-        "max_ms": 1000 * max(latencies), "per_s": len(latencies) / elapsed, "elapsed_s": elapsed,
-        "reply_p50_ms": 1000 * statistics.median(REPLY_TIMES), "reply_p99_ms": 1000 * percentile(REPLY_TIMES, 0.99),
-        "deferred": sum(1 for k in kinds if k in (5, 6)),
+        "code": "this checkout" if code == REPO else code.name.removeprefix("bot_load_ref_"),
+        "mode": mode, "users": users, "kinds": kinds, "failed_users": len(failures), "elapsed_s": elapsed,
+        "per_s": handled / elapsed, "bot_cpu_s": bot_cpu, "workers_cpu_s": workers_cpu,
+        "cpu_ms_per_interaction": 1000 * bot_cpu / max(handled, 1),
         "idle_rss_mib": idle_rss / 1024, "peak_rss_mib": peak_rss / 1024,
     }
 
 
-def table(rows: list[dict]) -> str:
+# ----- the report ----------------------------------------------------------------------------
+def summary_table(rows: list[dict]) -> str:
     lines = [
-        "| users | acknowledged / sent | ack p50 | ack p99 | ack max | reply p50 | reply p99 | deferred | "
-        "interactions/s | bot RSS idle → peak |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| code | mode | users | interactions (acknowledged / sent) | interactions/s | deferred | ack p99 | "
+        "reply p50 | reply p99 | quiz reply p99 (answer/next/finish) | bot CPU / interaction | failed users | "
+        "bot RSS idle → peak |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
+        a = r["kinds"]["all"]
+        quiz = max(r["kinds"][k]["reply_p99_ms"] for k in ("answer", "next", "finish") if k in r["kinds"])
         lines.append(
-            f"| {r['users']} | {r['acknowledged']}/{r['interactions']} | {r['p50_ms']:.0f} ms | {r['p99_ms']:.0f} ms | "
-            f"{r['max_ms']:.0f} ms | {r['reply_p50_ms']:.0f} ms | {r['reply_p99_ms']:.0f} ms | {r['deferred']} | "
-            f"{r['per_s']:.0f} | "
-            f"{r['idle_rss_mib']:.0f} → {r['peak_rss_mib']:.0f} MiB |"
-        )
+            f"| {r['code']} | {r['mode']} | {r['users']} | {a['acknowledged']}/{a['count']} | {r['per_s']:.1f} | "
+            f"{a['deferred']} | {a['ack_p99_ms']:.0f} ms | {a['reply_p50_ms']:.0f} ms | {a['reply_p99_ms']:.0f} ms | "
+            f"{quiz:.0f} ms | {r['cpu_ms_per_interaction']:.1f} ms | {r['failed_users']} | "
+            f"{r['idle_rss_mib']:.0f} → {r['peak_rss_mib']:.0f} MiB |")
     return "\n".join(lines)
+
+
+def kinds_table(rows: list[dict]) -> str:
+    lines = [
+        "| code | mode | users | kind | count | deferred | ack p50 | ack p95 | ack p99 | reply p50 | reply p95 | "
+        "reply p99 |",
+        "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        for kind, k in r["kinds"].items():
+            lines.append(
+                f"| {r['code']} | {r['mode']} | {r['users']} | {kind} | {k['count']} | {k['deferred']} | "
+                f"{k['ack_p50_ms']:.0f} | {k['ack_p95_ms']:.0f} | {k['ack_p99_ms']:.0f} | {k['reply_p50_ms']:.0f} | "
+                f"{k['reply_p95_ms']:.0f} | {k['reply_p99_ms']:.0f} |")
+    return "\n".join(lines)
+
+
+def report(rows: list[dict], command: str, where: str) -> str:
+    return "\n".join([
+        "# Bot load: simulated users against the fake Discord",
+        "",
+        f"Command: `{command}`",
+        f"Machine: {where}. The bot is one `coach run` process (SQLite, shipped content, LLM off: quizzes need no "
+        "model); the fake Discord and the simulated users are the benchmark process, on the same cores.",
+        "Load model `think`: users arrive over a minute and think 2–8 s (mean 5 s) between a reply landing and the "
+        "next interaction; each runs `/quiz count:5` (answer, Next, …, answer, Finish), then now and then `/stats` "
+        "(30%), `/bite` (30%), `/leaderboard` (20%), and the next quiz. `closed` (capacity): no think time, one quiz "
+        "each, arrivals over one second.",
+        "",
+        summary_table(rows),
+        "",
+        "Per interaction kind (milliseconds):",
+        "",
+        kinds_table(rows),
+        "",
+        "ack = push of INTERACTION_CREATE → the bot's first response (Discord's 3-second rule); reply = → the reply "
+        "the user sees (a direct response, or the edit / follow-up after a defer). `deferred`: acknowledged with a "
+        "defer and answered later. Bot CPU = utime + stime of the `coach run` process over the measured window, "
+        "divided by the interactions it acknowledged (picture workers excluded: their CPU is "
+        + ", ".join(f"{r['workers_cpu_s']:.1f} s" for r in rows) + " in the runs above).",
+        "",
+    ])
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, nargs="+", default=[100, 500])
+    parser.add_argument("--mode", choices=("think", "closed"), default="think",
+                        help="think: people (2-8 s between clicks); closed: capacity (no think time)")
+    parser.add_argument("--think", type=float, nargs=2, default=(2.0, 8.0), metavar=("MIN", "MAX"))
+    parser.add_argument("--arrive", type=float, default=60.0, help="users arrive over this many seconds")
+    parser.add_argument("--duration", type=float, default=120.0, help="no quiz starts after this many seconds")
     parser.add_argument("--guilds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--ref", default=None, help="also run the bot of this git revision first (BEFORE)")
+    parser.add_argument("--profile", type=Path, default=None, help="cProfile the bot into DIR/<code>-<users>.prof")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    codes = ([ref_checkout(args.ref)] if args.ref else []) + [REPO]
+    where = machine()
     rows = []
-    load_before = os.getloadavg()[0]
     for users in args.users:
-        row = await run(users, args.guilds, args.seed)
-        print(row, flush=True)
-        rows.append(row)
-    text = "\n".join([
-        "# Bot load: concurrent quiz users against the fake Discord",
-        "",
-        f"Command: `.venv/bin/python -m bench.bot_load --users {' '.join(map(str, args.users))} "
-        f"--guilds {args.guilds}`",
-        f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}; the bot is one `coach run` process "
-        "(SQLite, shipped content, LLM off: quizzes need no model); the fake Discord and the simulated users share "
-        "the benchmark process, so both sides compete for the same two cores.",
-        "Each user: `/quiz count:5`, then answer + Next for every question (11 interactions), each sent after the "
-        "previous one was acknowledged; arrivals spread over the first second. Latency = push of INTERACTION_CREATE "
-        "on the gateway → the bot's first response at the fake's REST endpoint.",
-        f"Load average (1 min) on the machine: {load_before:.1f} before, {os.getloadavg()[0]:.1f} after "
-        "(other work shares the machine; compare runs at similar load).",
-        "",
-        table(rows),
-        "",
-        "ack = time to the first response (Discord's 3-second rule); reply = time until the answer the user "
-        "sees has landed (the edit after a defer); `deferred` counts interactions acknowledged with a defer "
-        "(answered later by an edit): the bot answers directly within 0.25 s, else defers, and defers at once "
-        "while 8 or more handlers are running. An interaction without an accepted first response within 3 s "
-        "shows as a gap between acknowledged and sent. Replies are bounded by the store: every answer is a "
-        "SQLite write transaction (BEGIN IMMEDIATE), so writes are serialised.",
-        "",
-    ])
+        for code in codes:
+            profile = None
+            if args.profile:
+                args.profile.mkdir(parents=True, exist_ok=True)
+                profile = args.profile.resolve() / f"{'ref' if code != REPO else 'this'}-{users}.prof"
+            row = await run(users, args.guilds, args.seed, mode=args.mode, arrive=args.arrive,
+                            duration=args.duration, think=tuple(args.think), code=code, profile=profile)
+            print({k: v for k, v in row.items() if k != "kinds"}, row["kinds"]["all"], flush=True)
+            rows.append(row)
+    command = "  ".join([".venv/bin/python -m bench.bot_load"] + [" ".join(sys.argv[1:])])
+    text = report(rows, command.strip(), where)
     print(text)
     if args.out:
         args.out.write_text(text)

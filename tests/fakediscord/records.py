@@ -67,6 +67,7 @@ class InteractionRecord:
     rejected: list[tuple[str, int, dict]] = field(default_factory=list)  # (what, status, body)
     followups: list[dict] = field(default_factory=list)
     edits: int = 0  # PATCHes of the original response (a deferred update lands as one)
+    landed: list[float] = field(default_factory=list)  # when each edit or followup was accepted
     original_message_id: int | None = None
     modal: dict | None = None
     delivered: bool = True  # False: no gateway session served its shard, so no bot ever saw it

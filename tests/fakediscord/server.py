@@ -81,6 +81,7 @@ class FakeDiscord(UserMessages):
         self.messages: dict[int, dict] = {}
         self.requests: list[RecordedRequest] = []
         self.interactions: dict[str, InteractionRecord] = {}
+        self._by_token: dict[str, InteractionRecord] = {}
         self.global_commands: list[dict] = []
         self.guild_commands: dict[int, list[dict]] = {}
         self.faults: list[Fault] = []
@@ -303,6 +304,7 @@ class FakeDiscord(UserMessages):
         there, nobody gets it: the user sees "This interaction failed" (`record.delivered`)."""
         record = InteractionRecord(payload=payload, dispatched_at=self.now())
         self.interactions[payload["id"]] = record
+        self._by_token[record.token] = record
         record.delivered = await self.dispatch("INTERACTION_CREATE", payload) > 0
         return record
 
@@ -360,7 +362,7 @@ class FakeDiscord(UserMessages):
         return await self.push(payload)
 
     def _record_for_token(self, token: str) -> InteractionRecord | None:
-        return next((r for r in self.interactions.values() if r.token == token), None)
+        return self._by_token.get(token)
 
     def _new_message(self, channel_id: str, body: dict, *, guild_id: str | None = None, nonce: str | None = None,
                      interaction: InteractionRecord | None = None, files: list | None = None) -> dict:
@@ -521,6 +523,7 @@ class FakeDiscord(UserMessages):
             message = self._new_message(record.payload["channel_id"], body, guild_id=record.payload.get("guild_id"),
                                         interaction=record, files=files)
         record.followups.append(message)
+        record.landed.append(self.now())
         record.notify()
         return _json(message)
 
@@ -549,6 +552,7 @@ class FakeDiscord(UserMessages):
             return _error(400, 50035, "Invalid Form Body", problems)
         self._edit(message, body, files)
         record.edits += 1
+        record.landed.append(self.now())
         record.notify()
         return _json(message)
 
