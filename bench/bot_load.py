@@ -114,7 +114,10 @@ async def start_bot(fake: FakeDiscord, folder: Path, code: Path = REPO, profile:
     profile = profile or (Path(os.environ["BOT_LOAD_PROFILE"]) if os.environ.get("BOT_LOAD_PROFILE") else None)
     if profile:  # a cProfile of the bot, written on exit
         command = [python, "-m", "cProfile", "-o", str(profile), "-m", "bot.cli", "run"]
-    proc = await asyncio.create_subprocess_exec(*command, env=env, cwd=folder, stdout=log, stderr=log)
+    # SIGINT stops the bot (and writes its profile); a benchmark started in the background
+    # (nohup, `&`) would pass on an ignored SIGINT, so the default is restored in the child.
+    proc = await asyncio.create_subprocess_exec(*command, env=env, cwd=folder, stdout=log, stderr=log,
+                                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     await asyncio.wait_for(fake.commands_synced.wait(), 120)
     while not fake.gateways:
         await asyncio.sleep(0.05)
@@ -146,6 +149,9 @@ class Run:
     until: float  # fake.now() after which no user starts another quiz
     samples: list[tuple[str, object]] = field(default_factory=list)  # (kind, InteractionRecord)
 
+    def over(self) -> bool:
+        return self.think[1] > 0 and self.fake.now() >= self.until
+
     async def pause(self, rng: random.Random) -> None:
         low, high = self.think
         if high > 0:
@@ -172,8 +178,12 @@ class Run:
         for position in range(QUESTIONS):
             last = position == QUESTIONS - 1
             await self.pause(rng)
+            if self.over():
+                return  # the user walks away mid-quiz: the measured window is over
             await self.press(user, message_id, rng.choice("ABCD"), "answer", "Finish" if last else "Next")
             await self.pause(rng)
+            if self.over():
+                return
             if last:
                 message = self.fake.messages[message_id]
                 shown = await self.settle("finish", await self.fake.click(user, message, button_id(message, "Finish")))
@@ -190,12 +200,14 @@ class Run:
             if once:
                 return
             for command, chance in EXTRAS:
-                if rng.random() < chance and self.fake.now() < self.until:
+                if rng.random() < chance and not self.over():
                     await self.pause(rng)
+                    if self.over():
+                        break
                     await self.settle(command, await self.fake.slash(user, command[1:], guild=guild))
-            if self.fake.now() >= self.until:
-                return
             await self.pause(rng)
+            if self.over():
+                return
 
 
 def reply_time(fake: FakeDiscord, record) -> float | None:
@@ -250,7 +262,11 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
             peak_rss = rss_kib(proc.pid)
         finally:
             proc.send_signal(signal.SIGINT)
-            await proc.wait()
+            try:
+                await asyncio.wait_for(proc.wait(), 60)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
             log.close()
             (Path(tempfile.gettempdir()) / "bot_load.log").write_text((Path(folder) / "bot.log").read_text())
     await fake.stop()
@@ -338,7 +354,8 @@ async def main() -> None:
                         help="think: people (2-8 s between clicks); closed: capacity (no think time)")
     parser.add_argument("--think", type=float, nargs=2, default=(2.0, 8.0), metavar=("MIN", "MAX"))
     parser.add_argument("--arrive", type=float, default=60.0, help="users arrive over this many seconds")
-    parser.add_argument("--duration", type=float, default=120.0, help="no quiz starts after this many seconds")
+    parser.add_argument("--duration", type=float, default=120.0,
+                        help="users stop (mid-quiz too) after this many seconds")
     parser.add_argument("--guilds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--ref", default=None, help="also run the bot of this git revision first (BEFORE)")
