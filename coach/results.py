@@ -80,6 +80,9 @@ class AnswerResult:
     bonus_xp: int = 0  # the finish bonus, when this answer completed the session
     finished: bool = False  # no questions left
     next_review: datetime | None = None
+    # The session as the click found it (its question is the one answered, when counted now):
+    # what the reply shows, from the answer's own transaction.
+    state: QuizState | None = None
 
     @property
     def counted(self) -> bool:

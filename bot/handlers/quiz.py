@@ -33,14 +33,12 @@ class QuizHandlers(Capability):
     async def answer(self, actor: Actor, session: str, position: int, choice: int) -> Reply:
         if not session.isdigit():
             return notice(texts.QUIZ_GONE, outcome="not_found")
-        # Read the question before answering: afterwards the session has moved on, and the
-        # reply shows the answered question with its options next to the explanation.
-        before = await self.coach.quiz.get_session(int(session))
+        # One transaction: the result carries the session as the click found it, so the reply
+        # shows the answered question with its options next to the explanation.
         result = await self.coach.quiz.answer(actor.user_id, int(session), position, choice)
         if not result.counted:
             return render.answer_refused(result)
-        question = before.question if before and before.question and before.question.position == position else None
-        return render.answered(result, _with_question(before, question))
+        return render.answered(result, result.state)
 
     async def next(self, actor: Actor, session: str, position: int) -> Reply:
         state = await self._owned_session(actor, session)
@@ -71,9 +69,3 @@ def _started(result) -> Reply:
         return render.conflict(result.conflict)
     return replace(render.question(result.session), edit=False)
 
-
-def _with_question(state, question):
-    """`state` with `question` as its current question (for rendering the answered one)."""
-    if state is None or question is None:
-        return state
-    return replace(state, question=question)

@@ -40,7 +40,15 @@ class Ledger:
         return insert
 
     async def user_row(self, db: AsyncSession, user_id: int, *, lock: bool = True) -> User:
-        """The user's row, created with defaults on first contact, locked for update."""
+        """The user's row, created with defaults on first contact, locked for update. One
+        statement for a user who exists (every click after the first)."""
+        query = select(User).where(User.user_id == user_id)
+        if lock:
+            query = query.with_for_update()
+        query = query.execution_options(populate_existing=True)
+        row = (await db.execute(query)).scalar_one_or_none()
+        if row is not None:
+            return row
         insert = self._insert()
         await db.execute(
             insert(User)
@@ -48,10 +56,7 @@ class Ledger:
                     reminders=False, streak_days=0, created_at=self.now())
             .on_conflict_do_nothing(index_elements=[User.user_id])
         )
-        query = select(User).where(User.user_id == user_id)
-        if lock:
-            query = query.with_for_update()
-        return (await db.execute(query.execution_options(populate_existing=True))).scalar_one()
+        return (await db.execute(query)).scalar_one()
 
     async def credit_xp(self, db: AsyncSession, user_id: int, guild_id: int, amount: int, source_key: str) -> int:
         """Credit XP once per `source_key`; returns what was credited now (0 if already)."""

@@ -227,6 +227,7 @@ class QuizService:
             raise NotFound(f"question {row.question_ids[position]!r} is no longer in the catalog")
         if choice >= len(order):
             raise InvalidRequest(f"choice must be 0-{len(order) - 1}")
+        shown = self.quiz_state(row)  # before it moves on: the answered question
         correct = order[choice] == question.answer
         db.add(QuizAnswer(
             session_id=row.id, question_index=position, question_id=question.id, bite_id=question.bite_id,
@@ -249,7 +250,7 @@ class QuizService:
         return AnswerResult(
             "ok", position, total, correct=correct, choice=choice, correct_choice=shown_index(order, question.answer),
             explanation=question.explanation, bite_id=question.bite_id, bite_title=bite_title(self.catalog, question.bite_id),
-            xp_gained=xp, bonus_xp=bonus, finished=row.position == total, next_review=next_review,
+            xp_gained=xp, bonus_xp=bonus, finished=row.position == total, next_review=next_review, state=shown,
         )
 
     async def _stored_answer(self, db, row: QuizSession, position: int, request_id: str) -> AnswerResult:
@@ -271,7 +272,7 @@ class QuizService:
             correct_choice=shown_index(order, question.answer) if question else None,
             explanation=question.explanation if question else None, bite_id=stored.bite_id,
             bite_title=bite_title(self.catalog, stored.bite_id), xp_gained=xp, bonus_xp=bonus,
-            finished=row.position >= total,
+            finished=row.position >= total, state=self.quiz_state(row),
         )
 
     # -- ending ----------------------------------------------------------

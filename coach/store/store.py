@@ -14,7 +14,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
-from coach.store import state
+from coach.store import sqlite_fast, state
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -68,6 +68,7 @@ class Store:
                 url, echo=echo, connect_args={"timeout": busy_timeout_ms / 1000}
             )
             _configure_sqlite(self.engine, busy_timeout_ms)
+            sqlite_fast.install(self.engine)
         else:
             self.engine = create_async_engine(url, echo=echo, pool_pre_ping=True)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
