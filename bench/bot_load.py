@@ -103,7 +103,8 @@ def ref_checkout(rev: str) -> Path:
     return path
 
 
-async def start_bot(fake: FakeDiscord, folder: Path, code: Path = REPO, profile: Path | None = None):
+async def start_bot(fake: FakeDiscord, folder: Path, code: Path = REPO, profile: Path | None = None,
+                    warm: bool = True):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "LLM_"))}
     env.update(DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base, DISCORD_GATEWAY_URL=fake.gateway_url,
                DATABASE_URL=f"sqlite+aiosqlite:///{folder}/coach.db", DATA_DIR=str(folder), LLM_ENABLED="false",
@@ -121,9 +122,10 @@ async def start_bot(fake: FakeDiscord, folder: Path, code: Path = REPO, profile:
     await asyncio.wait_for(fake.commands_synced.wait(), 120)
     while not fake.gateways:
         await asyncio.sleep(0.05)
-    # Measure the steady state: wait until the bot has loaded its models in the background.
+    # Measure the steady state: wait until the bot has loaded its models in the background
+    # (`warm=False`, for the test: quizzes do not need them).
     deadline = time.monotonic() + 300
-    while "models loaded" not in (folder / "bot.log").read_text() and time.monotonic() < deadline:
+    while warm and "models loaded" not in (folder / "bot.log").read_text() and time.monotonic() < deadline:
         await asyncio.sleep(0.5)
     return proc, log
 
@@ -146,7 +148,8 @@ def has_button(message: dict | None, label: str) -> bool:
 class Run:
     fake: FakeDiscord
     think: tuple[float, float]  # seconds between a reply landing and the next interaction
-    until: float  # fake.now() after which no user starts another quiz
+    until: float  # fake.now() after which users stop
+    extras: tuple[tuple[str, float], ...] = EXTRAS
     samples: list[tuple[str, object]] = field(default_factory=list)  # (kind, InteractionRecord)
 
     def over(self) -> bool:
@@ -199,7 +202,7 @@ class Run:
             await self.quiz(user, guild, rng)
             if once:
                 return
-            for command, chance in EXTRAS:
+            for command, chance in self.extras:
                 if rng.random() < chance and not self.over():
                     await self.pause(rng)
                     if self.over():
@@ -241,16 +244,17 @@ def summarize(fake: FakeDiscord, samples) -> dict[str, dict]:
 
 
 async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, duration: float,
-              think: tuple[float, float], code: Path = REPO, profile: Path | None = None) -> dict:
+              think: tuple[float, float], code: Path = REPO, profile: Path | None = None, warm: bool = True,
+              extras: tuple[tuple[str, float], ...] = EXTRAS) -> dict:
     fake = await FakeDiscord().start()
     servers = [fake.add_guild(f"Server {i}") for i in range(guilds)]
     closed = mode == "closed"
     with tempfile.TemporaryDirectory() as folder:
-        proc, log = await start_bot(fake, Path(folder), code, profile)
+        proc, log = await start_bot(fake, Path(folder), code, profile, warm)
         try:
             idle_rss = rss_kib(proc.pid, "VmRSS")
             rng = random.Random(seed)
-            load = Run(fake, (0.0, 0.0) if closed else think, fake.now() + (0 if closed else duration))
+            load = Run(fake, (0.0, 0.0) if closed else think, fake.now() + (0 if closed else duration), extras)
             cpu_before = tree_cpu(proc.pid)
             started = time.perf_counter()
             results = await asyncio.gather(*(
