@@ -25,8 +25,9 @@ fake accepted it). And the bot process's CPU seconds (utime + stime from
 
 `--ref REV` also runs the bot from a git worktree of REV (same fake, same users,
 same seed) before each run of this checkout's bot, so BEFORE and AFTER sit side by
-side in one invocation. `--profile DIR` runs the bot under cProfile (slower; for
-bench/profile_summary.py, not for the latency numbers).
+side in one invocation. `--py-spy DIR` samples the bot with py-spy over each measured
+window (the stacks holding the GIL, raw format; `python -m bench.profile_summary FILE` ranks them);
+`--profile DIR` runs the bot under cProfile instead (slower; not for latency numbers).
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ class Run:
     async def user(self, guild: dict, name: str, rng: random.Random, arrive_s: float, once: bool) -> None:
         user = self.fake.add_user(name)
         await asyncio.sleep(rng.uniform(0, arrive_s))
-        while True:
+        while not self.over():
             await self.quiz(user, guild, rng)
             if once:
                 return
@@ -245,7 +246,7 @@ def summarize(fake: FakeDiscord, samples) -> dict[str, dict]:
 
 async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, duration: float,
               think: tuple[float, float], code: Path = REPO, profile: Path | None = None, warm: bool = True,
-              extras: tuple[tuple[str, float], ...] = EXTRAS) -> dict:
+              extras: tuple[tuple[str, float], ...] = EXTRAS, spy: Path | None = None) -> dict:
     fake = await FakeDiscord().start()
     servers = [fake.add_guild(f"Server {i}") for i in range(guilds)]
     closed = mode == "closed"
@@ -255,6 +256,12 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
             idle_rss = rss_kib(proc.pid, "VmRSS")
             rng = random.Random(seed)
             load = Run(fake, (0.0, 0.0) if closed else think, fake.now() + (0 if closed else duration), extras)
+            sampler = None
+            if spy:  # py-spy samples the bot over the measured window: the thread holding the GIL
+                sampler = await asyncio.create_subprocess_exec(
+                    str(REPO / ".venv" / "bin" / "py-spy"), "record", "--pid", str(proc.pid), "--format", "raw",
+                    "--rate", "200", "--gil", "--nonblocking", "--output", str(spy),
+                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
             cpu_before = tree_cpu(proc.pid)
             started = time.perf_counter()
             results = await asyncio.gather(*(
@@ -264,6 +271,9 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
             elapsed = time.perf_counter() - started
             cpu_after = tree_cpu(proc.pid)
             peak_rss = rss_kib(proc.pid)
+            if sampler is not None:
+                sampler.send_signal(signal.SIGINT)
+                await sampler.wait()
         finally:
             proc.send_signal(signal.SIGINT)
             try:
@@ -364,6 +374,8 @@ async def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--ref", default=None, help="also run the bot of this git revision first (BEFORE)")
     parser.add_argument("--profile", type=Path, default=None, help="cProfile the bot into DIR/<code>-<users>.prof")
+    parser.add_argument("--py-spy", type=Path, default=None, dest="spy",
+                        help="py-spy the bot over each measured window into DIR/<code>-<users>.txt")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     codes = ([ref_checkout(args.ref)] if args.ref else []) + [REPO]
@@ -371,12 +383,16 @@ async def main() -> None:
     rows = []
     for users in args.users:
         for code in codes:
-            profile = None
+            name = f"{'ref' if code != REPO else 'this'}-{users}"
+            profile = spy = None
             if args.profile:
                 args.profile.mkdir(parents=True, exist_ok=True)
-                profile = args.profile.resolve() / f"{'ref' if code != REPO else 'this'}-{users}.prof"
+                profile = args.profile.resolve() / f"{name}.prof"
+            if args.spy:
+                args.spy.mkdir(parents=True, exist_ok=True)
+                spy = args.spy.resolve() / f"{name}.txt"
             row = await run(users, args.guilds, args.seed, mode=args.mode, arrive=args.arrive,
-                            duration=args.duration, think=tuple(args.think), code=code, profile=profile)
+                            duration=args.duration, think=tuple(args.think), code=code, profile=profile, spy=spy)
             print({k: v for k, v in row.items() if k != "kinds"}, row["kinds"]["all"], flush=True)
             rows.append(row)
     command = "  ".join([".venv/bin/python -m bench.bot_load"] + [" ".join(sys.argv[1:])])

@@ -1,9 +1,11 @@
-"""Summarise a cProfile of the bot (bench.bot_load --profile): the top functions by cumulative time.
+"""Summarise a profile of the bot: the top functions by cumulative (inclusive) time.
 
-    .venv/bin/python -m bench.profile_summary PROFILE.prof [--top 25] [--project]
+    .venv/bin/python -m bench.profile_summary FILE [--top 25] [--all]
 
-`--project` keeps only this repository's functions (bot/, coach/, content/) and
-the few library entry points worth naming; cumulative seconds include callees.
+FILE is py-spy raw output (`bench.bot_load --py-spy DIR`: collapsed stacks of the thread holding the GIL, one
+"frame;frame;... count" line each; the share of samples a function is on the stack
+for) or a cProfile dump (`--profile DIR`, .prof). Without `--all` only this
+repository's functions (bot/, coach/, content/) are listed.
 """
 
 from __future__ import annotations
@@ -54,13 +56,68 @@ def summary(path: Path, top: int = 25, project: bool = True) -> str:
     return "\n".join(lines)
 
 
+def spy_rows(path: Path, project: bool) -> tuple[int, list[tuple[int, int, str]]]:
+    """(total samples, [(inclusive samples, own samples, function)]) from py-spy raw output."""
+    inclusive: dict[str, int] = {}
+    own: dict[str, int] = {}
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = [_short(frame) for frame in stack.split(";")]
+        for frame in set(frames):
+            inclusive[frame] = inclusive.get(frame, 0) + n
+        own[frames[-1]] = own.get(frames[-1], 0) + n
+    ranked = sorted(((c, own.get(f, 0), f) for f, c in inclusive.items()
+                     if not project or any(part.strip("/") + "/" in f for part in OURS)), reverse=True)
+    return total, ranked
+
+
+def _short(frame: str) -> str:
+    """"name (path/to/file.py:12)" -> "name (bot/x.py:12)" or "name (discord/x.py:12)"."""
+    name, _, where = frame.partition(" (")
+    where = where.rstrip(")")
+    for prefix in ("site-packages/", "/lib/python3.11/"):
+        if prefix in where:
+            where = where.split(prefix, 1)[1]
+            break
+    else:
+        for part in OURS:
+            if part in where:
+                where = part.strip("/") + "/" + where.split(part, 1)[1]
+                break
+    return f"{name} ({where})"
+
+
+def spy_summary(path: Path, top: int = 25, project: bool = True) -> str:
+    total, ranked = spy_rows(path, project)
+    lines = [f"{total} samples of the bot process holding the GIL (py-spy --gil)", "",
+             f"{'inclusive':>9} {'own':>6}  function"]
+    skip = ("<module>", "run_until_complete", "run_forever", "_run_once", "run (", "_run (", "main (")
+    shown = 0
+    for count, mine, name in ranked:
+        if any(name.startswith(s) for s in skip):
+            continue
+        lines.append(f"{100 * count / max(total, 1):8.1f}% {100 * mine / max(total, 1):5.1f}%  {name}")
+        shown += 1
+        if shown >= top:
+            break
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("profile", type=Path)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--all", action="store_true", help="library functions too")
     args = parser.parse_args()
-    print(summary(args.profile, args.top, project=not args.all))
+    if args.profile.suffix == ".prof":
+        print(summary(args.profile, args.top, project=not args.all))
+    else:
+        print(spy_summary(args.profile, args.top, project=not args.all))
 
 
 if __name__ == "__main__":

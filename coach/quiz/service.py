@@ -27,6 +27,7 @@ from coach.store import Store
 from coach.store.models import ACTIVE, QuizAnswer, QuizSession, ReviewCard
 from content import Catalog
 
+_SESSIONS = QuizSession.__table__
 REVIEW_TRACK = "review"
 BITE_QUIZ_COUNT = 5  # "Quiz me" on a bite: a short session
 FINISHED, ABANDONED, EXPIRED = "finished", "abandoned", "expired"
@@ -86,8 +87,10 @@ class QuizService:
         return await self.store.run(work)
 
     async def get_session(self, session_id: int) -> QuizState | None:
+        """One Core SELECT, no ORM object: the row's columns are what `quiz_state` reads
+        (every Next click comes through here)."""
         async def work(db):
-            row = await db.get(QuizSession, session_id)
+            row = (await db.execute(select(_SESSIONS).where(_SESSIONS.c.id == session_id))).first()
             return self.quiz_state(row) if row else None
 
         return await self.store.read(work)

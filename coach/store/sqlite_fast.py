@@ -1,16 +1,26 @@
-"""One thread hop per SQLite statement instead of four.
+"""SQLite statements on the event loop's thread, without aiosqlite's thread hops.
 
 aiosqlite runs every call on the connection's own thread, and SQLAlchemy's adapter
 makes four such calls per statement (open a cursor, execute, fetch the rows, close
-it); each is a future, a queue put, a thread wake-up and an event-loop wake-up. A
-quiz click runs about seven statements, so the hops were most of the bot's CPU
-under load (docs/benchmarks.md, "Bot load"). This cursor does the four steps in
-one call on the connection's thread and keeps what SQLAlchemy reads afterwards
-(description, rowcount, lastrowid, the rows). A connection that is not inside a
-transaction skips the rollback the pool issues when it takes the connection back.
+it), plus one per commit and per rollback; each is a future, a queue put, a thread
+wake-up, a GIL hand-over and an event-loop wake-up. A quiz click ran about seven
+statements, and the hops were most of the bot's CPU under load (docs/benchmarks.md,
+"Bot load"). A statement on a local SQLite file in WAL mode takes tens of
+microseconds, less than one hop: this cursor runs it, rows and all, right where
+SQLAlchemy asks, and keeps what SQLAlchemy reads afterwards (description,
+rowcount, lastrowid, the rows); commit and rollback are direct too, and the pool's
+reset skips a rollback when no transaction is open.
 
-Used for every `sqlite+aiosqlite` engine the Store makes (`install()`), against the
-SQLAlchemy and aiosqlite versions pinned in constraints.txt.
+The loop is never blocked on a lock this process holds: no statement yields to the
+loop, so a transaction whose work only touches the database runs start to end in one
+go, and `Store.run` serialises this process's write transactions with an asyncio
+lock besides (a transaction whose work awaits something else holds it). What can
+still wait is BEGIN IMMEDIATE while another process writes: at most that process's
+(equally short) transaction, bounded by the busy timeout.
+
+Used for every `sqlite+aiosqlite` engine the Store makes (`install()`; the sqlite3
+connection is opened with check_same_thread=False), against the SQLAlchemy and
+aiosqlite versions pinned in constraints.txt.
 """
 
 from __future__ import annotations
@@ -39,10 +49,10 @@ def _run(connection, operation: str, parameters, many: bool):
         cursor.close()
 
 
-class OneHopCursor(sa_aiosqlite.AsyncAdapt_aiosqlite_cursor):
+class InlineCursor(sa_aiosqlite.AsyncAdapt_aiosqlite_cursor):
     __slots__ = ("_description", "_rowcount", "_lastrowid")
 
-    def __init__(self, adapt_connection):  # no aiosqlite cursor: nothing to open
+    def __init__(self, adapt_connection):  # no aiosqlite cursor: nothing to open on its thread
         self._adapt_connection = adapt_connection
         self._connection = adapt_connection._connection
         self._cursor = None
@@ -71,9 +81,9 @@ class OneHopCursor(sa_aiosqlite.AsyncAdapt_aiosqlite_cursor):
         self._rows.clear()
 
     async def _statement(self, operation: Any, parameters, many: bool) -> None:
-        async with self._adapt_connection._execute_mutex:
-            description, rows, rowcount, lastrowid = await self._connection._execute(
-                _run, self._connection, operation, parameters, many)
+        # On the event loop's thread: no hop at all (see the module docstring for why
+        # this cannot block the loop on a lock held in this process).
+        description, rows, rowcount, lastrowid = _run(self._connection, operation, parameters, many)
         self._description, self._rowcount, self._lastrowid = description, rowcount, lastrowid
         self._rows = collections.deque(rows)
 
@@ -84,29 +94,39 @@ class OneHopCursor(sa_aiosqlite.AsyncAdapt_aiosqlite_cursor):
         await self._statement(operation, seq_of_parameters, True)
 
 
-class OneHopConnection(sa_aiosqlite.AsyncAdapt_aiosqlite_connection):
+class InlineConnection(sa_aiosqlite.AsyncAdapt_aiosqlite_connection):
     __slots__ = ()
-    _cursor_cls = OneHopCursor
+    _cursor_cls = InlineCursor
 
     def rollback(self) -> None:
-        """The pool's reset on return: a hop only when a transaction is really open (the
-        flag is read here: the connection is idle, its thread is not using it)."""
+        """Also the pool's reset on return: nothing to do when no transaction is open."""
         raw = self._connection._connection
         if raw is not None and raw.in_transaction:
-            super().rollback()
+            try:
+                raw.rollback()
+            except Exception as error:
+                self._handle_exception(error)
+
+    def commit(self) -> None:
+        raw = self._connection._connection
+        if raw is not None:
+            try:
+                raw.commit()
+            except Exception as error:
+                self._handle_exception(error)
 
 
 def install(engine) -> None:
-    """Make the engine's new connections use the one-hop cursor."""
+    """Make the engine's new connections run their statements inline."""
     dbapi = engine.sync_engine.dialect.dbapi
     original = dbapi.connect
-    if getattr(original, "one_hop", False):
+    if getattr(original, "inline", False):
         return
 
     def connect(*args, **kwargs):
         adapted = original(*args, **kwargs)
-        adapted.__class__ = OneHopConnection  # same slots, the cursor class differs
+        adapted.__class__ = InlineConnection  # same slots, the cursor class differs
         return adapted
 
-    connect.one_hop = True  # type: ignore[attr-defined]
+    connect.inline = True  # type: ignore[attr-defined]
     dbapi.connect = connect

@@ -4,6 +4,7 @@ retry on a dropped connection, and `upgrade()` to run the packaged migrations.""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from pathlib import Path
 from datetime import datetime, timedelta
@@ -20,6 +21,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+_WRITING: contextvars.ContextVar[bool] = contextvars.ContextVar("coach_store_writing", default=False)
 READ_ONLY_OPTION = "coach_read_only"
 
 
@@ -65,12 +67,14 @@ class Store:
             if database and database != ":memory:":
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             self.engine = create_async_engine(
-                url, echo=echo, connect_args={"timeout": busy_timeout_ms / 1000}
+                url, echo=echo, connect_args={"timeout": busy_timeout_ms / 1000, "check_same_thread": False}
             )
             _configure_sqlite(self.engine, busy_timeout_ms)
             sqlite_fast.install(self.engine)
         else:
             self.engine = create_async_engine(url, echo=echo, pool_pre_ping=True)
+        self._write_lock: asyncio.Lock | None = None
+        self._write_lock_loop = None
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._read_sessions = async_sessionmaker(
             self.engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False
@@ -86,7 +90,24 @@ class Store:
         `read_only=True` (or `read`) is for work that writes nothing: on SQLite it does
         not take the write lock, so it runs even while another writer holds it.
         """
-        factory = self._read_sessions if read_only else self.sessions
+        if self.dialect == "sqlite" and not read_only and not _WRITING.get():
+            # SQLite statements run on the loop (coach/store/sqlite_fast.py): this process's
+            # writers take turns here, so none waits on the file lock another one holds.
+            async with self._sqlite_write_lock():
+                token = _WRITING.set(True)
+                try:
+                    return await self._transaction(work, self.sessions)
+                finally:
+                    _WRITING.reset(token)
+        return await self._transaction(work, self._read_sessions if read_only else self.sessions)
+
+    def _sqlite_write_lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._write_lock_loop is not loop:  # a Store can outlive a test's event loop
+            self._write_lock, self._write_lock_loop = asyncio.Lock(), loop
+        return self._write_lock
+
+    async def _transaction(self, work: Callable[[AsyncSession], Awaitable[T]], factory) -> T:
         for attempt in (1, 2):
             try:
                 async with factory() as session:
