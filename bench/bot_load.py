@@ -296,7 +296,7 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
         "mode": mode, "users": users, "kinds": kinds, "failed_users": len(failures), "elapsed_s": elapsed,
         "per_s": handled / elapsed, "bot_cpu_s": bot_cpu, "workers_cpu_s": workers_cpu,
         "cpu_ms_per_interaction": 1000 * bot_cpu / max(handled, 1),
-        "idle_rss_mib": idle_rss / 1024, "peak_rss_mib": peak_rss / 1024,
+        "idle_rss_mib": idle_rss / 1024, "peak_rss_mib": peak_rss / 1024, "spy": spy,
     }
 
 
@@ -334,6 +334,21 @@ def kinds_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def profiles_section(rows: list[dict], top: int = 22) -> list[str]:
+    """The top functions in each run's py-spy samples (bench.profile_summary), event loop plumbing left out."""
+    from bench.profile_summary import spy_summary
+
+    lines = []
+    for r in rows:
+        if r.get("spy") and Path(r["spy"]).exists():
+            lines += [f"Where the bot's time goes — {r['code']}, {r['users']} users ({r['mode']}): py-spy samples of "
+                      "the thread holding the GIL over the measured window; inclusive = share of samples with the "
+                      "function on the stack (SQLAlchemy's ORM work runs in greenlets under `Store.run`'s "
+                      "coroutines, so it shows under its own stacks).", "", "```",
+                      spy_summary(Path(r["spy"]), top, project=False), "```", ""]
+    return lines
+
+
 def report(rows: list[dict], command: str, where: str) -> str:
     return "\n".join([
         "# Bot load: simulated users against the fake Discord",
@@ -358,6 +373,7 @@ def report(rows: list[dict], command: str, where: str) -> str:
         "divided by the interactions it acknowledged (picture workers excluded: their CPU is "
         + ", ".join(f"{r['workers_cpu_s']:.1f} s" for r in rows) + " in the runs above).",
         "",
+        *profiles_section(rows),
     ])
 
 

@@ -96,10 +96,11 @@ def spy_summary(path: Path, top: int = 25, project: bool = True) -> str:
     total, ranked = spy_rows(path, project)
     lines = [f"{total} samples of the bot process holding the GIL (py-spy --gil)", "",
              f"{'inclusive':>9} {'own':>6}  function"]
-    skip = ("<module>", "run_until_complete", "run_forever", "_run_once", "run (", "_run (", "main (")
+    skip = ("<module>", "run_until_complete", "run_forever", "_run_once", "run (", "_run (", "main (", "run_command (")
+    plumbing = ("(asyncio/", "(<frozen", "(threading.py", "(runpy")  # the event loop and thread start-up
     shown = 0
     for count, mine, name in ranked:
-        if any(name.startswith(s) for s in skip):
+        if any(name.startswith(s) for s in skip) or any(p in name for p in plumbing):
             continue
         lines.append(f"{100 * count / max(total, 1):8.1f}% {100 * mine / max(total, 1):5.1f}%  {name}")
         shown += 1

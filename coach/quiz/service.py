@@ -12,7 +12,7 @@ from collections import Counter
 from datetime import datetime, timedelta
 from typing import Callable
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -28,6 +28,7 @@ from coach.store.models import ACTIVE, QuizAnswer, QuizSession, ReviewCard
 from content import Catalog
 
 _SESSIONS = QuizSession.__table__
+_ANSWERS = QuizAnswer.__table__
 REVIEW_TRACK = "review"
 BITE_QUIZ_COUNT = 5  # "Quiz me" on a bite: a short session
 FINISHED, ABANDONED, EXPIRED = "finished", "abandoned", "expired"
@@ -232,24 +233,27 @@ class QuizService:
             raise InvalidRequest(f"choice must be 0-{len(order) - 1}")
         shown = self.quiz_state(row)  # before it moves on: the answered question
         correct = order[choice] == question.answer
-        db.add(QuizAnswer(
+        finished = position + 1 == total
+        # Every statement first, the ORM objects changed last: their changes go out in the
+        # commit's one flush instead of an autoflush before each statement.
+        await db.execute(insert(_ANSWERS).values(  # the unique (session, position) constraint fires here
             session_id=row.id, question_index=position, question_id=question.id, bite_id=question.bite_id,
             user_id=row.user_id, guild_id=row.guild_id, choice=choice, correct=correct, answered_at=now,
             request_id=request_id,
         ))
-        await db.flush()  # the unique (session, position) constraint fires here
+        xp = await self.ledger.credit_xp(db, row.user_id, row.guild_id, XP_CORRECT_ANSWER if correct else 0,
+                                  _answer_key(row.id, position))
+        bonus = 0
+        if finished:
+            bonus = await self.ledger.credit_xp(db, row.user_id, row.guild_id, XP_FINISH_BONUS, _finish_key(row.id))
+        user = await self.ledger.user_row(db, row.user_id)
+        next_review = await self.ledger.review_item(db, row.user_id, QUESTION, question.id, rating_for_answer(correct))
+        self.ledger.touch_streak(user)
         row.position = position + 1
         row.correct_count += int(correct)
         row.updated_at = now
-        xp = await self.ledger.credit_xp(db, row.user_id, row.guild_id, XP_CORRECT_ANSWER if correct else 0,
-                                  _answer_key(row.id, position))
-        user = await self.ledger.user_row(db, row.user_id)
-        self.ledger.touch_streak(user)
-        next_review = await self.ledger.review_item(db, row.user_id, QUESTION, question.id, rating_for_answer(correct))
-        bonus = 0
-        if row.position == total:
+        if finished:
             row.status, row.finished_at = FINISHED, now
-            bonus = await self.ledger.credit_xp(db, row.user_id, row.guild_id, XP_FINISH_BONUS, _finish_key(row.id))
         return AnswerResult(
             "ok", position, total, correct=correct, choice=choice, correct_choice=shown_index(order, question.answer),
             explanation=question.explanation, bite_id=question.bite_id, bite_title=bite_title(self.catalog, question.bite_id),
