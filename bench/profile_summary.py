@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import pstats
+import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,17 +26,7 @@ def rows(path: Path, project: bool) -> tuple[float, list[tuple[float, float, int
     for (filename, line, name), (_cc, calls, tottime, cumtime, _callers) in stats.stats.items():  # type: ignore[attr-defined]
         if project and not any(part in filename for part in OURS):
             continue
-        where = filename
-        for prefix in ("site-packages/", "/lib/python3"):
-            if prefix in filename:
-                where = filename.split(prefix, 1)[1]
-                break
-        else:
-            for part in OURS:
-                if part in filename:
-                    where = part.strip("/") + "/" + filename.split(part, 1)[1]
-                    break
-        out.append((cumtime, tottime, calls, f"{where}:{line}({name})"))
+        out.append((cumtime, tottime, calls, f"{_short_path(filename)}:{line}({name})"))
     out.sort(reverse=True)
     return total, out
 
@@ -45,15 +36,13 @@ def summary(path: Path, top: int = 25, project: bool = True) -> str:
     lines = [f"total {total:.1f} s of profiled CPU in the bot process", "",
              f"{'cumulative s':>12} {'own s':>8} {'calls':>9}  function"]
     skip = ("(<module>)", "run_until_complete", "run_forever", "_run_once", "(run)", "(_run)")
-    shown = 0
-    for cumtime, tottime, calls, name in ranked:
-        if any(s in name for s in skip):
-            continue
-        lines.append(f"{cumtime:12.2f} {tottime:8.2f} {calls:9d}  {name}")
-        shown += 1
-        if shown >= top:
-            break
-    return "\n".join(lines)
+    return _table(lines, ranked, top, lambda name: any(s in name for s in skip),
+                  lambda cumtime, tottime, calls, name: f"{cumtime:12.2f} {tottime:8.2f} {calls:9d}  {name}")
+
+
+def _table(header: list[str], ranked: list[tuple], top: int, hidden, line) -> str:
+    """The header, then the first `top` rows whose function (each row's last field) is not hidden."""
+    return "\n".join(header + [line(*row) for row in ranked if not hidden(row[-1])][:top])
 
 
 def spy_rows(path: Path, project: bool) -> tuple[int, list[tuple[int, int, str]]]:
@@ -79,17 +68,18 @@ def spy_rows(path: Path, project: bool) -> tuple[int, list[tuple[int, int, str]]
 def _short(frame: str) -> str:
     """"name (path/to/file.py:12)" -> "name (bot/x.py:12)" or "name (discord/x.py:12)"."""
     name, _, where = frame.partition(" (")
-    where = where.rstrip(")")
-    for prefix in ("site-packages/", "/lib/python3.11/"):
-        if prefix in where:
-            where = where.split(prefix, 1)[1]
-            break
-    else:
-        for part in OURS:
-            if part in where:
-                where = part.strip("/") + "/" + where.split(part, 1)[1]
-                break
-    return f"{name} ({where})"
+    return f"{name} ({_short_path(where.rstrip(')'))})"
+
+
+def _short_path(where: str) -> str:
+    """A library's path from its package ("discord/ui/view.py"), the project's from its top folder."""
+    library = re.sub(r"^.*/(site-packages|lib/python3\.\d+)/", "", where)
+    if library != where:
+        return library
+    for part in OURS:
+        if part in where:
+            return part.strip("/") + "/" + where.split(part, 1)[1]
+    return where
 
 
 def spy_summary(path: Path, top: int = 25, project: bool = True) -> str:
@@ -98,15 +88,9 @@ def spy_summary(path: Path, top: int = 25, project: bool = True) -> str:
              f"{'inclusive':>9} {'own':>6}  function"]
     skip = ("<module>", "run_until_complete", "run_forever", "_run_once", "run (", "_run (", "main (", "run_command (")
     plumbing = ("(asyncio/", "(<frozen", "(threading.py", "(runpy")  # the event loop and thread start-up
-    shown = 0
-    for count, mine, name in ranked:
-        if any(name.startswith(s) for s in skip) or any(p in name for p in plumbing):
-            continue
-        lines.append(f"{100 * count / max(total, 1):8.1f}% {100 * mine / max(total, 1):5.1f}%  {name}")
-        shown += 1
-        if shown >= top:
-            break
-    return "\n".join(lines)
+    return _table(lines, ranked, top,
+                  lambda name: any(name.startswith(s) for s in skip) or any(p in name for p in plumbing),
+                  lambda count, mine, name: f"{100 * count / max(total, 1):8.1f}% {100 * mine / max(total, 1):5.1f}%  {name}")
 
 
 def main() -> None:
