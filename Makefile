@@ -37,7 +37,9 @@ bench: setup
 	$(BIN)/python -m bench.grading --base-url $(LLM_URL) --llm-sample 30 --max-tokens 320
 	$(BIN)/python -m bench.serving --base-url $(LLM_URL)
 	$(BIN)/python -m bench.router
-	$(BIN)/python -m bench.bot_load --out docs/bench/bot_load.md
+	$(BIN)/python -m bench.bot_load --users 100 500 --out docs/bench/bot_load.md
+	$(BIN)/python -m bench.bot_load --mode closed --users 200 --out docs/bench/bot_capacity.md
+	$(BIN)/python -m bench.store --members 1000 --concurrency 32 --out docs/bench/store.md
 	$(BIN)/python -m bench.pictures --no-collect
 	$(BIN)/python -m bench.speech
 	$(BIN)/python -m bench.restart_sweep
