@@ -53,6 +53,7 @@ class ShardKeeper:
         self._started_at: datetime | None = None
         self._count_warned = False
         self._task: asyncio.Task | None = None
+        self._closing = False
         self.processes = 1  # processes holding live leases at the last round, this one included
 
 
@@ -79,7 +80,10 @@ class ShardKeeper:
         if self._expiry:
             left = (min(self._expiry.values()) - self.clock()).total_seconds() - self.ttl.total_seconds() / 10
             timeout = max(left, 0.05)
-        return await asyncio.wait_for(self.store.run(work, read_only=read_only), timeout)
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that arrives
+        # just as its work finishes, and close() would then wait on a keeper that never stops.
+        async with asyncio.timeout(timeout):
+            return await self.store.run(work, read_only=read_only)
 
     async def _renew(self, now: datetime) -> None:
         if not self.held:
@@ -153,7 +157,7 @@ class ShardKeeper:
         return self._task
 
     async def _run(self) -> None:
-        while True:
+        while not self._closing:
             try:
                 await self.step()
             except asyncio.CancelledError:
@@ -164,6 +168,7 @@ class ShardKeeper:
 
     async def close(self) -> None:
         """Stop renewing and end this run's leases, so another process may take them at once."""
+        self._closing = True  # the round in progress ends the loop even if its cancel is lost
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)

@@ -334,3 +334,36 @@ async def test_background_calls_share_the_global_limit_between_processes(store):
     for k in (first, second, standby):
         await k.step()
     assert first.processes == second.processes == standby.processes == 2, "a standby holding nothing sends nothing"
+
+
+
+class InstantStore:
+    """A store whose work finishes without suspending (as SQLite's inline statements do); once
+    armed, it has the keeper's task cancelled in the loop turn where that work has just
+    finished: the moment Python 3.11's `asyncio.wait_for` takes a cancel for a result and
+    drops it."""
+
+    def __init__(self):
+        self.calls = 0
+        self.cancel = None
+
+    async def run(self, work, *, read_only: bool = False):
+        self.calls += 1
+        if self.cancel is not None:
+            asyncio.get_running_loop().call_soon(self.cancel)
+            self.cancel = None
+        return []
+
+
+async def test_a_cancel_that_lands_as_the_keepers_database_work_finishes_stops_it():
+    store, shards = InstantStore(), Shards()
+    gate = ShardKeeper(store, shard_count=1, own_shards=(), standby=False, owner="a", lease_s=0.03,
+                       connect=shards.connect, disconnect=shards.disconnect)
+    task = gate.start()
+    while store.calls < 2:  # a few rounds in
+        await asyncio.sleep(0.005)
+    store.cancel = task.cancel  # close()'s cancel, at the worst moment
+    done, _ = await asyncio.wait({task}, timeout=2)
+    assert done, "the keeper dropped its cancel and went on renewing: close() would wait for it forever"
+    async with asyncio.timeout(5):
+        await gate.close()
