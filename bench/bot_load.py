@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.machine import machine
+from bench.machine import machine, proc_stat
 from tests.fakediscord import FakeDiscord
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,9 +70,8 @@ def rss_kib(pid: int, field_name: str = "VmHWM") -> int:
 
 def cpu_seconds(pid: int) -> float:
     """utime + stime of one process, in seconds."""
-    text = Path(f"/proc/{pid}/stat").read_text()
-    fields = text[text.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    fields = proc_stat(pid)
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
 
 def descendants(pid: int) -> list[int]:

@@ -33,7 +33,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
 from bench.collect import main as collect, publish
-from bench.machine import machine
+from bench.machine import machine, proc_stat
 from coach.config import Settings
 from coach.engine import Coach
 from coach.grading.cooldown import GradingCooldown
@@ -49,25 +49,20 @@ EXPLANATION = ("Batching keeps the GPU busy: decode is memory-bound, so reading 
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _stat_fields(pid: str) -> list[str] | None:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return [text[:text.index(" (")], text[text.index(" (") + 2:text.rindex(")")]] + text[text.rindex(")") + 2:].split()
-
-
 def postgres_cpu_s() -> float:
     """CPU seconds of all PostgreSQL processes so far: the live ones, plus the exited
     backends the postmaster has reaped (its cutime/cstime)."""
     processes = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
-        fields = _stat_fields(pid)
-        if fields and fields[1] == "postgres":
+        try:
+            fields = proc_stat(pid)
+        except OSError:  # ended since the listing
+            continue
+        if fields[1] == "postgres":
             processes[pid] = fields
     total = 0.0
     for pid, fields in processes.items():
-        # fields: pid, comm, state, ppid, ... utime=13, stime=14, cutime=15, cstime=16
+        # indices: pid 0, comm 1, state 2, ppid 3, ... utime 13, stime 14, cutime 15, cstime 16
         total += (int(fields[13]) + int(fields[14])) / TICK
         if fields[3] not in processes:  # the postmaster: add the backends that have exited
             total += (int(fields[15]) + int(fields[16])) / TICK

@@ -58,7 +58,7 @@ def _app_command(command: Command, adapter: DiscordAdapter, handlers: Handlers, 
     described = {o.name: o.description for o in command.options if o.description}
     if described:
         app_commands.describe(**described)(callback)
-    choices = {o.name: _choices(o, tracks) for o in command.options if _choices(o, tracks) is not None}
+    choices = {o.name: listed for o in command.options if (listed := _choices(o, tracks)) is not None}
     if choices:
         app_commands.choices(**choices)(callback)
     return app_commands.Command(name=command.name.split()[-1], description=command.description, callback=callback,
