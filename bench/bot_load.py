@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.machine import machine, proc_stat
+from bench.stats import percentile
 from tests.fakediscord import FakeDiscord
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,11 +55,6 @@ QUESTIONS = 5
 KINDS = ("/quiz", "answer", "next", "finish", "/stats", "/bite", "/leaderboard")
 EXTRAS = (("/stats", 0.3), ("/bite", 0.3), ("/leaderboard", 0.2))  # after a quiz, each with this chance
 ACK_CODES = {4: "message", 5: "defer", 6: "defer update", 7: "update", 9: "modal"}
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def rss_kib(pid: int, field_name: str = "VmHWM") -> int:

@@ -35,14 +35,10 @@ from coach.history.rules import mastery, mastery_level, next_to_study
 from content import default_catalog
 from tests.bot import picture_data
 from bench.collect import publish
+from bench.stats import percentile
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET_MS = 300
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def shipped_map() -> MapPicture:

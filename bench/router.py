@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import math
 import os
 import random
 import secrets
@@ -49,6 +48,7 @@ from serving.local.router import POLICIES, LocalRouter, RouterConfig
 from serving.local.server import REPO_ROOT, LocalServerConfig, LocalVLLM, _usable_cpus, free_port, prepare
 from serving.vllm_metrics import counter_total, parse_prefix_cache_stats
 from bench.collect import publish
+from bench.stats import percentile
 
 DEV_ANSWERS = REPO_ROOT / "tests" / "data" / "grading_blind_dev.jsonl"
 LOG_DIR = REPO_ROOT / "var" / "log"
@@ -176,12 +176,6 @@ async def stream(http: httpx.AsyncClient, root: str, request: Request, max_token
     if first is None:
         raise RuntimeError("the stream ended without a token")
     return {"ttft_s": first, "latency_s": time.perf_counter() - started, "bite_id": request.bite_id, "hot": request.hot}
-
-
-def percentile(values: list[float], q: float) -> float:
-    """Nearest rank: the smallest value with at least `q` of the values at or below it."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
 # --- one policy ---------------------------------------------------------------------------

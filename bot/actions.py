@@ -6,15 +6,14 @@ and one template in bot/custom_ids.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
+from typing import Awaitable, Callable, Mapping
 
 from bot.custom_ids import Decoded
-from bot.replies import Reply
+from bot.protocols import Actor, Hub
+from bot.render.replies import Reply
 
-if TYPE_CHECKING:
-    from bot.handlers import Actor, Handlers
 
-Run = Callable[["Handlers", "Actor", Decoded, Mapping[str, str]], Awaitable[Reply]]
+Run = Callable[[Hub, Actor, Decoded, Mapping[str, str]], Awaitable[Reply]]
 
 
 @dataclass(frozen=True)

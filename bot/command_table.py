@@ -1,17 +1,16 @@
 """Every slash command, once: its name, description, options and handler. The Discord
-registration (bot/commands.py), the console's dispatch (bot/console.py) and the help text
-(bot/render.py) are derived from this table, and each choice list is defined here once."""
+registration (bot/discord/commands.py), the console's dispatch (bot/console/chat.py) and the help text
+(bot/render/messages.py) are derived from this table, and each choice list is defined here once."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
+from typing import Any, Awaitable, Callable, Literal, Mapping
 
-from bot.replies import Reply
+from bot.protocols import Actor, Hub
+from bot.render.replies import Reply
 from coach.progress.service import PERIODS as PERIOD_WINDOWS
 
-if TYPE_CHECKING:
-    from bot.handlers import Actor, Handlers
 
 PERIODS = tuple(PERIOD_WINDOWS)  # week, month, all: the coach's leaderboard windows
 STATS_VIEWS = ("progress", "map")
@@ -45,7 +44,7 @@ def never(options: Options) -> bool:
 class Command:
     name: str  # "daily set" is the subcommand "set" of the group "daily"
     description: str
-    run: Callable[["Handlers", "Actor", Options], Awaitable[Reply]]
+    run: Callable[[Hub, Actor, Options], Awaitable[Reply]]
     help: str  # its line in /help, after the usage
     options: tuple[Option, ...] = ()
     public: bool = False  # the reply is shown to the channel
@@ -66,7 +65,7 @@ TRACK = Option("track", "Which track", tracks=True, positional=True)
 TOPIC = Option("topic", "A few words about the topic (optional)", bounds=(1, 200), rest=True)
 
 
-def _explain(h: "Handlers", actor: "Actor", o: Options) -> Awaitable[Reply]:
+def _explain(h: Hub, actor: Actor, o: Options) -> Awaitable[Reply]:
     if o["audio"] is not None:
         return h.voice.explain_audio(actor, o["topic"], o["audio"])
     return h.explain(actor, o["topic"])

@@ -29,14 +29,14 @@ from datetime import date
 
 MAX_LENGTH = 100
 
-# Fragments shared with the discord.py DynamicItem templates in bot/views.py.
+# Fragments shared with the discord.py DynamicItem templates in bot/discord/views.py.
 SESSION = r"[0-9A-Za-z_-]{1,40}"
 NUMBER = r"[0-9]{1,19}"
 POSITION = r"[0-9]{1,3}"
 CHOICE = r"[0-3]"
 SLUG = r"[a-z0-9]+(?:-[a-z0-9]+){0,15}"
 DRAFT = r"[0-9a-f]{8,16}"
-TOKEN = r"[0-9a-f]{12}"  # a held voice transcript (bot/voice_handlers.py)
+TOKEN = r"[0-9a-f]{12}"  # a held voice transcript (bot/handlers/voice.py)
 
 TEMPLATES: dict[str, str] = {
     "answer": rf"q:(?P<session>{SESSION}):(?P<position>{POSITION}):(?P<choice>{CHOICE})",

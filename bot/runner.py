@@ -1,40 +1,21 @@
-"""`coach run`: the bot on Discord when DISCORD_TOKEN is set, otherwise the console."""
+"""`coach run`, the process entry: the bot on Discord when DISCORD_TOKEN is set, otherwise
+the console."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 
+from bot.process import prepare
 from coach.config import get_settings
-from coach.logs import configure_logging
-
-
-def configure_bot_logging(settings, stream=None, path=None) -> None:
-    """The coach's logging (`coach.logs`), with discord.py's INFO chatter (gateway
-    sessions, heartbeats, rate-limit notes) left out; its warnings still show."""
-    configure_logging(settings, stream=stream, path=path)
-    logging.getLogger("discord").setLevel(max(logging.WARNING, logging.getLogger().level))
-
-
-def prepare(console: bool = False):
-    """Settings and logging for a run. In the console, log lines go to a file under the
-    data folder (`console.log`), never into the conversation."""
-    settings = get_settings()
-    if console:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        configure_bot_logging(settings, path=settings.data_dir / "console.log")
-    else:
-        configure_bot_logging(settings)
-    return settings
 
 
 def run_command(args) -> int:
     settings = get_settings()
     if settings.discord_token is None:
-        from bot.console import chat_command
+        from bot.console.chat import chat_command
 
         return chat_command(args)
-    from bot.app import run_discord
+    from bot.discord.client import run_discord
 
     prepare()
     return asyncio.run(run_discord(settings))

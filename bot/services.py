@@ -23,7 +23,7 @@ from content import Catalog, default_catalog, load_catalog
 
 if TYPE_CHECKING:  # typed, so a handler calling a method a service lacks is caught by a type checker
     from bot.pictures.pool import InlineRenderer, PicturePool
-    from bot.voice_speech import InlineSpeech, PooledSpeech, SharedSpeech
+    from bot.speech import InlineSpeech, PooledSpeech, SharedSpeech
     from coach.engine import Coach
     from coach.grading.pipeline import Grader
     from coach.store import Store
@@ -41,7 +41,7 @@ class Services:
     coach: "Coach"
     llm: "LLMClient | None" = None  # None when the LLM grader is off
     pictures: "PicturePool | InlineRenderer | None" = None  # worker processes, or in-process for the CLI
-    speech: "PooledSpeech | InlineSpeech | SharedSpeech | None" = None  # speech-to-text: bot.voice_speech
+    speech: "PooledSpeech | InlineSpeech | SharedSpeech | None" = None  # speech-to-text: bot.speech
     # Both in the database (expiring state), so every bot process and a restarted one agree.
     explain_cooldown: GradingCooldown = None  # type: ignore[assignment]
     drafts: AnswerDrafts = None  # type: ignore[assignment]
@@ -57,7 +57,7 @@ class Services:
 
             self.pictures = build_pictures(self.settings)
         if self.speech is None:
-            from bot.voice_speech import build_speech
+            from bot.speech import build_speech
 
             self.speech = build_speech(self.settings)
         if self.clock is None:
@@ -103,7 +103,7 @@ class Services:
 
     async def purge_expired_state(self) -> int:
         """Delete expired cool-down uses, drafts, confirmations, claims and notices (the
-        bot runs this every minute: see bot/app.py)."""
+        bot runs this every minute: see bot/discord/client.py)."""
         return await self.store.purge_expired_state(now=self.clock())
 
     async def close(self) -> None:

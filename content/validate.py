@@ -15,7 +15,7 @@ from content.loader import Catalog, Problem, load_collecting
 from content.schema import Question, Track
 
 # Length rules, each chosen so the text is read whole in one screen (one message or card;
-# the bot owns the platform's own limits, bot/limits.py, and tests that shipped content fits them).
+# the bot owns the platform's own limits, bot/render/limits.py, and tests that shipped content fits them).
 QUESTION_MAX_CHARS = 1000  # a question's stem and lettered options together
 LONG_TEXT_MAX_CHARS = 3000  # a bite's explainer or model answer, a question's explanation: about a minute's read
 TITLE_MAX_CHARS = 80  # a bite's title: one line, short enough to name a button

@@ -1,6 +1,6 @@
 """The bot's behaviour, shared by Discord and the console: each handler takes the actor
 and the command's options, calls a coach service, and returns a Reply. Handlers live by
-capability (quiz, explain, progress, account, daily, and voice in bot/voice_handlers.py);
+capability (quiz, explain, progress, account, daily, and voice in bot/handlers/voice.py);
 `Handlers` composes them and names the entry points the front ends call.
 
 Buttons and modals come back through `press` and `submit` with their custom_id; the id
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from bot import custom_ids as ids
-from bot import texts
+from bot.render import texts
 from bot.actions import ACTIONS, SLOW_ACTIONS
 from bot.handlers.account import AccountHandlers
 from bot.handlers.base import Actor, replies_to_errors
@@ -21,8 +21,8 @@ from bot.handlers.daily import DailyHandlers
 from bot.handlers.explain import ExplainHandlers
 from bot.handlers.progress import Names, ProgressHandlers
 from bot.handlers.quiz import QuizHandlers
-from bot.replies import Reply, notice
-from bot.voice_handlers import VoiceHandlers
+from bot.render.replies import Reply, notice
+from bot.handlers.voice import VoiceHandlers
 
 if TYPE_CHECKING:
     from bot.services import Services
@@ -41,7 +41,7 @@ class Handlers:
         self.account = AccountHandlers(self)
         self.daily = DailyHandlers(self)
         self.voice = VoiceHandlers(self)
-        # The entry points the commands (bot/commands.py), the console and the CLI call.
+        # The entry points the commands (bot/discord/commands.py), the console and the CLI call.
         self.quiz, self.review = self.quizzes.quiz, self.quizzes.review
         self.bite, self.explain = self.explaining.bite, self.explaining.explain
         self.find_bite, self.grade = self.explaining.find_bite, self.explaining.grade

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from bot import render, texts
+from bot.render import messages as render
+from bot.render import texts
 from bot.handlers.base import Actor, Capability, replies_to_errors
-from bot.replies import Reply, notice
+from bot.render.replies import Reply, notice
 
 
 class AccountHandlers(Capability):
@@ -26,8 +27,8 @@ class AccountHandlers(Capability):
             return notice(texts.CONFIRMATION_GONE, outcome="refused")
         return notice(texts.FORGOTTEN, outcome="forgotten", edit=True)
 
-    async def help(self, actor: Actor, console: bool = False) -> Reply:
-        return render.help_text(console=console)
+    async def help(self, actor: Actor) -> Reply:
+        return render.help_text(console=actor.front_end == "console")
 
     async def report_form(self, kind: str, item_id: str) -> Reply:
         return render.report_modal(kind, item_id)

@@ -4,29 +4,14 @@ domain errors and missing permissions into replies in one place."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable, TypeVar
+from typing import Awaitable, Callable, TypeVar
 
-from bot import texts
-from bot.replies import Reply, notice
+from bot.protocols import Actor, Hub
+from bot.render import texts
+from bot.render.replies import Reply, notice
 from coach.errors import CoachError, NotFound, NotOwner
 
-if TYPE_CHECKING:
-    from bot.handlers import Handlers
-
 Work = TypeVar("Work", bound=Callable[..., Awaitable[Reply]])
-
-
-@dataclass(frozen=True)
-class Actor:
-    user_id: int
-    guild_id: int = 0  # 0: a DM or the console
-    name: str = ""
-    can_manage_guild: bool = False
-    request_id: str = ""  # the interaction id: makes a retried grading idempotent
-    locale: str = ""  # the server's preferred locale (Discord), e.g. "en-US"
-    can_attach: bool = True  # whether the bot may attach files where it answers
-    channel_id: int = 0  # where it happened (a voice message answers an /explain of that channel)
 
 
 def error_reply(error: CoachError) -> Reply:
@@ -62,7 +47,7 @@ def admin_only(work: Work) -> Work:
 class Capability:
     """One capability's handlers, reaching the services (and the others) through the hub."""
 
-    def __init__(self, hub: "Handlers"):
+    def __init__(self, hub: Hub):
         self.hub = hub
         self.services = hub.services
         self.coach = hub.coach

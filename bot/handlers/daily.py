@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot import render, texts
+from bot.render import messages as render
+from bot.render import texts
 from bot.handlers.base import Actor, Capability, admin_only, replies_to_errors
-from bot.replies import Reply, notice
+from bot.render.replies import Reply, notice
 from coach.daily.rules import next_post_time, parse_weekday
 from coach.errors import InvalidRequest
 from coach.timeutil import local_date

@@ -1,5 +1,5 @@
 """Bites and explanations: read a bite, open the answer box, grade an answer (typed, or a
-voice transcript through bot/voice_handlers.py), and grade it again as another bite."""
+voice transcript through bot/handlers/voice.py), and grade it again as another bite."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import asyncio
 import logging
 import time
 
-from bot import render, texts
+from bot.render import messages as render
+from bot.render import texts
 from bot.handlers.base import Actor, Capability
-from bot.replies import Reply, notice
+from bot.render.replies import Reply, notice
 from coach.grading.models import GradeError, OffTopic
 
 log = logging.getLogger("coach.bot")

@@ -6,14 +6,15 @@ import logging
 from dataclasses import replace
 from typing import Awaitable, Callable, Mapping, Sequence
 
-from bot import render, texts
+from bot.render import messages as render
+from bot.render import texts
 from bot.command_table import PERIODS, STATS_VIEWS
 from bot.handlers.base import Actor, Capability, replies_to_errors
 from bot.pictures import MapPicture, StatsPicture, WeekPicture
 from bot.pictures.pool import PictureError
 from bot.pictures.render import describe as describe_picture
-from bot.replies import Attachment, Reply, notice
-from bot.voice_render import with_delivery_history
+from bot.render.replies import Attachment, Reply, notice
+from bot.render.voice import with_delivery_history
 from coach.voice.history import delivery_history
 
 log = logging.getLogger("coach.bot")

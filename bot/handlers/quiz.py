@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot import render, texts
+from bot.render import messages as render
+from bot.render import texts
 from bot.handlers.base import Actor, Capability, replies_to_errors
-from bot.replies import Reply, notice
+from bot.render.replies import Reply, notice
 
 
 class QuizHandlers(Capability):

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from coach.store.models import ExpiringStateRow as Row
 from coach.timeutil import utcnow
 
-# How often the bot deletes expired rows (bot/app.py runs `Store.purge_expired_state`);
+# How often the bot deletes expired rows (bot/discord/client.py runs `Store.purge_expired_state`);
 # anything promised "deleted within" a time counts this in.
 PURGE_EVERY = timedelta(minutes=1)
 

@@ -21,7 +21,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
-_WRITING: contextvars.ContextVar[bool] = contextvars.ContextVar("coach_store_writing", default=False)
+# The task that holds this process's SQLite write turn, so its nested `run` calls do not wait for
+# themselves. A task, not a flag: a task created inside the transaction inherits the context, and
+# must still take its own turn (it may write after the transaction ends, beside another writer).
+_WRITER: contextvars.ContextVar[asyncio.Task | None] = contextvars.ContextVar("coach_store_writer", default=None)
 READ_ONLY_OPTION = "coach_read_only"
 
 
@@ -90,15 +93,16 @@ class Store:
         `read_only=True` (or `read`) is for work that writes nothing: on SQLite it does
         not take the write lock, so it runs even while another writer holds it.
         """
-        if self.dialect == "sqlite" and not read_only and not _WRITING.get():
+        holds_turn = _WRITER.get() is not None and _WRITER.get() is asyncio.current_task()
+        if self.dialect == "sqlite" and not read_only and not holds_turn:
             # SQLite statements run on the loop (coach/store/sqlite_fast.py): this process's
             # writers take turns here, so none waits on the file lock another one holds.
             async with self._sqlite_write_lock():
-                token = _WRITING.set(True)
+                token = _WRITER.set(asyncio.current_task())
                 try:
                     return await self._transaction(work, self.sessions)
                 finally:
-                    _WRITING.reset(token)
+                    _WRITER.reset(token)
         return await self._transaction(work, self._read_sessions if read_only else self.sessions)
 
     def _sqlite_write_lock(self) -> asyncio.Lock:

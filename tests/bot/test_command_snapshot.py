@@ -16,7 +16,7 @@ SNAPSHOT = Path(__file__).parent / "snapshots" / "commands.json"
 
 
 def registered_json() -> str:
-    from bot import commands
+    from bot.discord import commands
 
     tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
     commands.register(tree, adapter=None, handlers=None, track_ids=["inference"])

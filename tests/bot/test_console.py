@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.console import format_reply, parse_command
-from bot import render
+from bot.console.chat import format_reply, parse_command
+from bot.render import messages as render
 
 REPO = Path(__file__).parents[2]
 TRACKS = REPO / "tests" / "e2e" / "tracks"

@@ -6,8 +6,8 @@ import io
 import logging
 from datetime import date
 
-from bot.daily_poster import NONCE_MAX, post_nonce
-from bot.runner import configure_bot_logging
+from bot.discord.daily_poster import NONCE_MAX, post_nonce
+from bot.process import configure_bot_logging
 from coach.config import load_settings
 from coach.logs import configure_logging
 from coach.results import DailyPick, QuestionView

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bot import limits
+from bot.render import limits
 from bot.handlers import Actor, Handlers
 from bot.services import build_services
 from coach.config import load_settings

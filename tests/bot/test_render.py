@@ -5,8 +5,9 @@ from types import SimpleNamespace as NS
 
 from hypothesis import given, settings, strategies as st
 
-from bot import limits, render
-from bot.replies import Button, Embed, Field, Reply
+from bot.render import limits
+from bot.render import messages as render
+from bot.render.replies import Button, Embed, Field, Reply
 from coach.grading.models import Grade, KeyPointVerdict, OffTopic, Suggestion
 from coach.results import AnswerResult, DailyResults, QuestionView, QuizState, Summary, WeakBite
 
@@ -104,7 +105,7 @@ def test_fit_moves_overflowing_buttons_into_rows_and_drops_the_rest():
 
 
 def test_a_long_text_is_split_after_sentences_and_loses_nothing():
-    from bot.limits import field_chunks
+    from bot.render.limits import field_chunks
 
     text = " ".join(f"Sentence number {i} says something." for i in range(80))
     pieces = field_chunks(text, 100)

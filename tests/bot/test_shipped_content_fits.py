@@ -1,5 +1,5 @@
 """Every shipped bite and question, rendered the way members see it, reaches Discord whole:
-within Discord's limits (bot/limits.py) with nothing an author wrote cut short. Content keeps
+within Discord's limits (bot/render/limits.py) with nothing an author wrote cut short. Content keeps
 its own length rules (content/validate.py); this is where they meet the platform's."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from bot import limits, render
+from bot.render import limits
+from bot.render import messages as render
 from coach.grading.feedback import feedback_text, follow_up_question
 from coach.grading.models import Grade, KeyPointVerdict, Verdicts
 from coach.results import AnswerResult, DailyPick, QuestionView, QuizState

@@ -16,13 +16,14 @@ import pytest
 from discord import app_commands
 
 from bot import custom_ids as ids
-from bot import render, texts
+from bot.render import messages as render
+from bot.render import texts
 from bot.actions import ACTIONS, BUTTON_ACTIONS, FORM_ACTIONS, MODAL_OPENERS, SLOW_ACTIONS
 from bot.command_table import BY_NAME, COMMANDS, GROUPS
-from bot.console import Console
+from bot.console.chat import Console
 from bot.handlers import Actor, Handlers
-from bot.replies import notice
-from bot.views import BUTTON_TEMPLATE
+from bot.render.replies import notice
+from bot.discord.views import BUTTON_TEMPLATE
 from coach.errors import InvalidRequest, NotOwner
 from content import default_catalog
 
@@ -53,7 +54,7 @@ def test_the_derived_lists_follow_the_table():
 
 
 def registered_names(track_ids=("inference",)) -> set[str]:
-    from bot import commands
+    from bot.discord import commands
 
     tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
     commands.register(tree, adapter=None, handlers=None, track_ids=list(track_ids))
@@ -159,3 +160,16 @@ def test_server_settings_are_refused_to_members_who_may_not_manage_the_server():
     *refused, dm = asyncio.run(replies())
     assert all((r.content, r.outcome) == (texts.DAILY_ADMINS_ONLY, "refused") for r in refused)
     assert (dm.content, dm.outcome) == (texts.DAILY_NEEDS_SERVER, "invalid")
+
+
+def test_help_is_worded_for_the_front_end_that_asked(tmp_path):
+    """/help runs through the command table on both front ends; the actor says which one asked."""
+    handlers = refusing_handlers(InvalidRequest("unused"))
+    handlers.services.settings = SimpleNamespace(data_dir=tmp_path)
+    console_only = BY_NAME["explain"].console_help
+    assert console_only and console_only != BY_NAME["explain"].help
+    on_discord = asyncio.run(BY_NAME["help"].run(handlers, ADMIN, {})).content
+    out = io.StringIO()
+    asyncio.run(Console(handlers, stdin=io.StringIO(), stdout=out).command("/help"))
+    assert console_only not in on_discord and BY_NAME["explain"].help in on_discord
+    assert console_only[:40] in out.getvalue()

@@ -1,4 +1,4 @@
-"""The real discord.py client (bot.app.CoachBot) against the in-process fake Discord.
+"""The real discord.py client (bot.discord.client.CoachBot) against the in-process fake Discord.
 
 One embedding model per test session (the `topics` fixture); a fresh database and a
 fresh fake Discord per test. The LLM URL points at a closed port, so grading takes
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import CoachBot
+from bot.discord.client import CoachBot
 from bot.services import build_services
 from coach.config import load_settings
 from content import load_catalog
@@ -49,7 +49,7 @@ def topics(catalog, tmp_path_factory):
 def warm_speech():
     """The real tiny.en model, loaded once for the voice tests and shared by their bots
     (test_voice_pool.py starts the bot's own worker pool instead)."""
-    from bot.voice_speech import SharedSpeech
+    from bot.speech import SharedSpeech
     from coach.voice.answer import InProcessSpeech
     from serving.speech import SpeechOptions, Transcriber
 

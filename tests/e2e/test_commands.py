@@ -64,7 +64,7 @@ async def test_leaderboard_and_review(harness, fake):
 
 async def test_a_deferred_leaderboard_is_still_shared_with_the_channel(harness, fake, monkeypatch):
     """A busy bot defers every command; the leaderboard's placeholder, and so its reply, stay public."""
-    import bot.discord_adapter as adapter
+    import bot.discord.adapter as adapter
 
     monkeypatch.setattr(adapter, "ACK_BUDGET_S", 0.0)
     await harness.start()

@@ -5,8 +5,8 @@ and a channel the bot lost access to."""
 import copy
 from datetime import datetime, timedelta, timezone
 
-from bot import render
-from bot.daily_poster import post_nonce
+from bot.render import messages as render
+from bot.discord.daily_poster import post_nonce
 from tests.e2e.conftest import button, buttons
 
 

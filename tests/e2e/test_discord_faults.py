@@ -3,7 +3,7 @@ interaction token, and a handler slower than Discord's 3 seconds."""
 
 import asyncio
 
-from bot.replies import notice
+from bot.render.replies import notice
 from tests.e2e.conftest import ANSWERED, UPDATED, button
 from tests.e2e.test_explain import GOOD_ANSWER
 from tests.fakediscord.records import RESPONSE_DEFER

@@ -166,7 +166,7 @@ async def test_a_quiz_click_is_not_queued_behind_pictures_being_drawn(harness, f
 
 async def test_a_reply_answered_directly_carries_the_picture_too(harness, fake, monkeypatch):
     """Most pictures are deferred then edited in; one drawn within the budget goes in the first response."""
-    import bot.discord_adapter as adapter
+    import bot.discord.adapter as adapter
 
     monkeypatch.setattr(adapter, "ACK_BUDGET_S", 2.5)  # within Discord's 3 s; the 3-bite map draws in ~50 ms
     bot = await harness.start()

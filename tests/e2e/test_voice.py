@@ -7,7 +7,7 @@ delivery under it; it is held in the database, so a restart in between loses not
 import pytest
 from sqlalchemy import select
 
-from bot.voice_handlers import HELD_KIND, PROMPT_KIND
+from bot.handlers.voice import HELD_KIND, PROMPT_KIND
 from coach.store.models import Attempt, DeliveryRow
 from tests.e2e.conftest import ANSWERED, button, buttons
 from tests.fakediscord.records import RESPONSE_DEFER, RESPONSE_MODAL

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from tests.serving.fake_llm import FakeLLMServer, completion_body
 
 from tests.grading.test_pipeline import CONTRACT_KEYS
@@ -156,7 +156,7 @@ def test_compare_also_regrades_stored_attempts_whose_text_was_kept(env, capsys, 
 
 
 def test_plain_text_rendering_shows_score_points_and_next_question():
-    from bot.cli_grading import _render_text
+    from bot.cli.output import grade_text
     from coach.grading.models import Grade, KeyPointVerdict, OffTopic, Suggestion
 
     grade = Grade(
@@ -165,9 +165,9 @@ def test_plain_text_rendering_shows_score_points_and_next_question():
                     KeyPointVerdict(point="Memory grows with context.", status="missing")],
         red_flag=False, injection=False, feedback="What landed: ...", model_answer="So ...", follow_up="Why?",
     )
-    text = _render_text(grade)
+    text = grade_text(grade)
     assert text.splitlines()[0] == "The KV cache (kv-cache): 2/4  [grader: embedding]"
     assert "[x] Keys and values are stored." in text and "[ ] Memory grows with context." in text
     assert "cut to the length limit" in text and text.endswith("Next question: Why?")
-    off = _render_text(OffTopic(suggestions=[Suggestion(bite_id="kv-cache", title="The KV cache", score=0.2)]))
+    off = grade_text(OffTopic(suggestions=[Suggestion(bite_id="kv-cache", title="The KV cache", score=0.2)]))
     assert "Which one did you mean?" in off and "The KV cache (kv-cache)" in off

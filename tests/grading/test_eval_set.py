@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli_fit import embedder_name
+from bot.cli.fit import embedder_name
 from coach.grading.eval import load_eval_set
 from coach.grading.fit import load_fit, stale_reasons
 

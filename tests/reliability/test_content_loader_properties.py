@@ -11,7 +11,8 @@ from pathlib import Path
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bot import limits, render
+from bot.render import limits
+from bot.render import messages as render
 from content.loader import load_collecting
 
 FIXTURE = Path(__file__).resolve().parents[1] / "e2e" / "tracks" / "inference"

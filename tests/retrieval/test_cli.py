@@ -9,8 +9,8 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from bot.cli import build_parser
-from bot.cli_retrieval import retrieve_command, run
+from bot.cli.main import build_parser
+from bot.cli.retrieval import retrieve_command, run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -134,7 +134,7 @@ def test_serve_prints_the_base_url_and_a_stop_signal_stops_everything(tmp_path, 
 
 
 def test_coach_llm_serve_runs_the_launcher_with_host_and_port(monkeypatch):
-    from bot.cli import main
+    from bot.cli.main import main
     from serving.local import server as server_module
 
     seen = {}

@@ -3,10 +3,10 @@ confirm (`grade`) or fix (`fix`), then grades it through the same handlers as Di
 
 import io
 
-from bot.console import Console
+from bot.console.chat import Console
 from bot.handlers import Handlers
 from bot.services import build_services
-from bot.voice_speech import SharedSpeech
+from bot.speech import SharedSpeech
 from coach.config import load_settings
 from coach.voice.answer import InProcessSpeech
 from tests.voice.conftest import AUDIO

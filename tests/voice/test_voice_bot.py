@@ -7,10 +7,10 @@ from types import SimpleNamespace
 import pytest
 
 from bot import custom_ids as ids
-from bot.limits import problems
-from bot.replies import Embed, Reply
-from bot.voice_handlers import Recording, VoiceHandlers
-from bot.voice_render import delivery_field, fix_modal, with_delivery_history
+from bot.render.limits import problems
+from bot.render.replies import Embed, Reply
+from bot.handlers.voice import Recording, VoiceHandlers
+from bot.render.voice import delivery_field, fix_modal, with_delivery_history
 from coach.config import load_settings
 from coach.voice.delivery import Delivery
 from coach.voice.history import delivery_history

@@ -9,7 +9,7 @@ import json
 import pytest
 from sqlalchemy import select
 
-from bot.cli import main
+from bot.cli.main import main
 from coach.config import load_settings
 from coach.engine import Coach
 from coach.grading.models import Grade
@@ -96,9 +96,9 @@ def cli_env(monkeypatch, shipped_topics, shipped_data_dir, tmp_path, transcriber
 
 
 def test_cli_grade_audio_prints_the_grade_with_input_transcript_and_delivery(cli_env, capsys, transcriber):
-    import bot.cli_voice
+    import bot.cli.voice
 
-    cli_env.setattr(bot.cli_voice, "_speech", lambda settings: InProcessSpeech(transcriber))  # the warm model
+    cli_env.setattr(bot.cli.voice, "_speech", lambda settings: InProcessSpeech(transcriber))  # the warm model
     assert main(["grade", "--json", "--audio", str(AUDIO / "rambling_fillers.ogg"), "--bite", "kv-cache"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     body = json.loads(out[-1])

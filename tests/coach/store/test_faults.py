@@ -10,7 +10,7 @@ import sqlite3
 from datetime import date
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
@@ -272,3 +272,38 @@ async def test_attempts_from_before_the_new_scale_keep_their_score_marked_old(em
         rows = await store.run(lambda db: db.execute(
             select(Attempt.score, Attempt.scale_version, Attempt.rubric_version).order_by(Attempt.id)))
         assert [tuple(r) for r in rows.all()] == [(2, 1, None), (3, 2, "r1")]
+
+
+async def test_a_task_started_inside_a_write_transaction_takes_its_own_turn(sqlite_url):
+    """A task created inside `Store.run` inherits the transaction's context. If it writes later,
+    beside another writer, it must wait for its turn like any writer, not skip the turn because
+    the context says "already writing" (which would BEGIN IMMEDIATE on the loop while the other
+    writer holds the file lock: "database is locked" once the busy timeout ran out)."""
+    url, _ = sqlite_url
+    async with Store(url, busy_timeout_ms=300) as store:
+        outer_done, child = asyncio.Event(), None
+
+        async def writes_later():
+            await outer_done.wait()
+            return await store.run(lambda db: db.execute(text("UPDATE quiz_sessions SET status = status")))
+
+        async def spawns(db):
+            nonlocal child
+            child = asyncio.create_task(writes_later())
+            await db.execute(text("SELECT 1"))
+
+        await store.run(spawns)
+        holding, release = asyncio.Event(), asyncio.Event()
+
+        async def holds_the_turn(db):
+            await db.execute(text("UPDATE quiz_sessions SET status = status"))
+            holding.set()
+            await release.wait()  # another writer mid-transaction, as during a busy quiz
+
+        other = asyncio.create_task(store.run(holds_the_turn))
+        await holding.wait()
+        outer_done.set()
+        await asyncio.sleep(0.5)  # the child has tried to write for longer than the busy timeout
+        release.set()
+        await other
+        await child  # raised OperationalError("database is locked") when the turn was skipped

@@ -80,7 +80,7 @@ async def test_sqlite_runs_in_wal_with_a_busy_timeout(tmp_path):
 def test_cli_db_upgrade_creates_var_and_migrates(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DATABASE_URL": "sqlite+aiosqlite:///var/coach.db"}
     run = subprocess.run(
-        [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main(['db', 'upgrade']))"],
+        [sys.executable, "-c", "import sys; from bot.cli.main import main; sys.exit(main(['db', 'upgrade']))"],
         cwd=tmp_path, env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 0, run.stderr
@@ -92,7 +92,7 @@ def test_cli_db_upgrade_reports_an_unreachable_database(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO),
            "DATABASE_URL": "postgresql+asyncpg://postgres@127.0.0.1:1/nothing"}
     run = subprocess.run(
-        [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main(['db', 'upgrade']))"],
+        [sys.executable, "-c", "import sys; from bot.cli.main import main; sys.exit(main(['db', 'upgrade']))"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 1 and "cannot migrate" in run.stderr and run.stdout == ""

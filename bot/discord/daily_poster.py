@@ -25,8 +25,8 @@ from dataclasses import replace
 from datetime import date, timedelta
 from typing import Awaitable, Callable
 
-from bot import render
-from bot.replies import Attachment, Reply
+from bot.render import messages as render
+from bot.render.replies import Attachment, Reply
 from coach.daily.rules import is_week_start
 from coach.daily.claims import DailyPostClaims
 from coach.errors import CoachError, NotFound

@@ -17,11 +17,12 @@ from typing import Awaitable, Callable
 import discord
 from prometheus_client import Counter, Histogram
 
-from bot import custom_ids, texts
+from bot import custom_ids
+from bot.render import texts
 from bot.actions import MODAL_OPENERS
 from bot.handlers import Actor, Handlers
-from bot.replies import Reply, notice
-from bot.views import AnswerModal, message_kwargs, modal_trigger
+from bot.render.replies import Reply, notice
+from bot.discord.views import AnswerModal, message_kwargs, modal_trigger
 
 log = logging.getLogger("coach.bot.interactions")
 

@@ -10,9 +10,9 @@ from dataclasses import replace
 
 from bot import custom_ids as ids
 from bot.command_table import help_lines
-from bot.limits import SENTENCE_ENDS, clip, field_chunks, fit
-from bot.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
-from bot.voice_render import HELD_MINUTES, delivery_field
+from bot.render.limits import SENTENCE_ENDS, clip, field_chunks, fit
+from bot.render.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
+from bot.render.voice import HELD_MINUTES, delivery_field
 from coach.grading.drafts import KEPT_AT_MOST as DRAFTS_KEPT_AT_MOST
 
 LETTERS = "ABCD"

@@ -1,5 +1,5 @@
 """Voice answers, shared by Discord and the console: a recording is checked before it is
-downloaded, transcribed (bot/voice_speech.py), shown first with "Grade it" and "Fix the
+downloaded, transcribed (bot/speech.py), shown first with "Grade it" and "Fix the
 transcript", then graded by the same path as a typed answer (`Handlers.grade` with the spoken
 answer), the delivery under the grade.
 
@@ -27,8 +27,9 @@ from datetime import timedelta
 from typing import Awaitable, Callable
 
 from bot import custom_ids as ids
-from bot import texts, voice_render
-from bot.replies import Reply, notice
+from bot.render import texts
+from bot.render import voice as voice_render
+from bot.render.replies import Reply, notice
 from coach.voice.delivery import Delivery
 from coach.store.state import PURGE_EVERY, user_owner
 from coach.voice.answer import SpokenAnswer, transcribe_answer

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TextIO
 
 from coach.config import load_settings
-from coach.grading.models import Grade, GradeError, OffTopic
+from bot.cli.output import grade_text
+from coach.grading.models import Grade, GradeError
 
 # --- coach grade -----------------------------------------------------------------------
 
@@ -28,21 +29,6 @@ def _parse_line(raw: str) -> tuple[str, str | None]:
     if bite is not None and not isinstance(bite, str):
         raise ValueError('"bite" must be a string or null')
     return answer, bite
-
-
-def _render_text(result) -> str:
-    if isinstance(result, OffTopic):
-        lines = [result.message] + [f"  - {s.title} ({s.bite_id})" for s in result.suggestions]
-        return "\n".join(lines)
-    if isinstance(result, GradeError):
-        return result.message
-    marks = {"covered": "[x]", "partial": "[~]", "missing": "[ ]", "wrong": "[!]"}
-    lines = [f"{result.title} ({result.bite_id}): {result.score}/4  [grader: {result.grader}]"]
-    lines += [f"  {marks[kp.status]} {kp.point}" for kp in result.key_points]
-    if result.truncated:
-        lines.append("(your answer was cut to the length limit)")
-    lines += ["", result.feedback, "", "Model answer:", result.model_answer, "", f"Next question: {result.follow_up}"]
-    return "\n".join(lines)
 
 
 async def _grade_batch(grader, lines: list[str], out: TextIO, concurrency: int) -> int:
@@ -82,13 +68,13 @@ async def _grade(args, settings) -> int:
     if isinstance(result, GradeError):
         print(f"coach grade: {result.message}", file=sys.stderr)
         return 2
-    print(json.dumps(result.to_json(), ensure_ascii=False) if args.json else _render_text(result))
+    print(json.dumps(result.to_json(), ensure_ascii=False) if args.json else grade_text(result))
     return 0
 
 
 def grade_command(args) -> int:
-    if getattr(args, "audio", None):  # a recording: bot/cli_voice.py transcribes it, then the same pipeline grades
-        from bot.cli_voice import grade_audio_command
+    if getattr(args, "audio", None):  # a recording: bot/cli/voice.py transcribes it, then the same pipeline grades
+        from bot.cli.voice import grade_audio_command
 
         return grade_audio_command(args)
     if args.answer is None:
@@ -127,7 +113,7 @@ async def _compare(args, settings) -> dict:
     from content import default_catalog
 
     catalog = default_catalog()
-    from bot.cli_fit import DEFAULT_DEV
+    from bot.cli.fit import DEFAULT_DEV
 
     path = Path(args.eval or DEFAULT_DEV)
     if path.stem.endswith("test"):

@@ -14,7 +14,7 @@ import discord
 
 from bot import custom_ids
 from bot.actions import BUTTON_ACTIONS
-from bot.replies import Attachment, Embed, Modal, Reply
+from bot.render.replies import Attachment, Embed, Modal, Reply
 
 _STYLES = {
     "primary": discord.ButtonStyle.primary,
@@ -93,7 +93,7 @@ def modal_trigger(reply: Reply) -> Reply:
         label, text = "Fix the transcript", "Press the button to open the transcript again."
     else:
         return Reply(content="Run `/explain` to answer again.", outcome=reply.outcome)
-    from bot.replies import Button
+    from bot.render.replies import Button
 
     return Reply(content=text, buttons=(Button(label, trigger, "success"),), outcome=reply.outcome)
 

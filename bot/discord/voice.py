@@ -17,9 +17,9 @@ import time
 
 import discord
 
-from bot.replies import notice
-from bot.views import message_kwargs
-from bot.voice_handlers import DownloadFailed, Recording
+from bot.render.replies import notice
+from bot.discord.views import message_kwargs
+from bot.handlers.voice import DownloadFailed, Recording
 
 log = logging.getLogger("coach.bot.voice")
 SORRY = "Something went wrong on my side while I listened — please send it again."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.replies import Attachment, Button, Embed, Field, Modal, Reply, TextInput
+from bot.render.replies import Attachment, Button, Embed, Field, Modal, Reply, TextInput
 
 CONTENT = 2000
 EMBED_TITLE = 256

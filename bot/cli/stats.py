@@ -11,7 +11,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from bot.console import CONSOLE_USER
+from bot.console.chat import CONSOLE_USER
 
 
 async def console_names(guild_id: int, user_ids) -> dict[int, str]:
@@ -20,7 +20,7 @@ async def console_names(guild_id: int, user_ids) -> dict[int, str]:
 
 
 async def draw(settings, args):
-    from bot.console import format_reply
+    from bot.console.chat import format_reply
     from bot.handlers import Actor, Handlers
     from bot.pictures.pool import InlineRenderer
     from bot.services import build_services

@@ -10,22 +10,22 @@ import sys
 # command path -> "module:function"; each function takes the parsed args and returns an exit code.
 HANDLERS = {
     "run": "bot.runner:run_command",
-    "chat": "bot.console:chat_command",
-    "content check": "bot.cli_content:check_command",
-    "content export": "bot.cli_content:export_command",
-    "content reports": "bot.cli_content:reports_command",
-    "retrieve": "bot.cli_retrieval:retrieve_command",
-    "grade": "bot.cli_grading:grade_command",
-    "transcribe": "bot.cli_voice:transcribe_command",
-    "grader compare": "bot.cli_grading:compare_command",
-    "grader fit": "bot.cli_fit:fit_command",
-    "llm serve": "bot.cli_llm:serve_command",
-    "db upgrade": "bot.cli_db:upgrade_command",
-    "stats": "bot.cli_stats:stats_command",
+    "chat": "bot.console.chat:chat_command",
+    "content check": "bot.cli.content:check_command",
+    "content export": "bot.cli.content:export_command",
+    "content reports": "bot.cli.content:reports_command",
+    "retrieve": "bot.cli.retrieval:retrieve_command",
+    "grade": "bot.cli.grading:grade_command",
+    "transcribe": "bot.cli.voice:transcribe_command",
+    "grader compare": "bot.cli.grading:compare_command",
+    "grader fit": "bot.cli.fit:fit_command",
+    "llm serve": "bot.cli.llm:serve_command",
+    "db upgrade": "bot.cli.db:upgrade_command",
+    "stats": "bot.cli.stats:stats_command",
 }
 
 
-from bot.cli_fit import DEFAULT_DEV  # noqa: E402  (no heavy imports: paths only)
+from bot.cli.fit import DEFAULT_DEV  # noqa: E402  (no heavy imports: paths only)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,6 +113,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"coach {key}: error: {error}", file=sys.stderr)
         return 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,9 +10,9 @@ import discord
 from discord import app_commands
 
 from bot.command_table import COMMANDS, GROUPS, Command, Option
-from bot.discord_adapter import DiscordAdapter
+from bot.discord.adapter import DiscordAdapter
 from bot.handlers import Handlers
-from bot.voice_discord import recording_of
+from bot.discord.voice import recording_of
 
 MANAGE_GUILD = discord.Permissions(manage_guild=True)
 TYPES = {"text": str, "number": int, "flag": bool, "channel": discord.TextChannel, "audio": discord.Attachment}

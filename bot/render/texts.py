@@ -1,6 +1,6 @@
 """What the bot says in short notices, each said once and named for when it is said.
 
-The renderer (bot/render.py) builds the larger replies; handlers pick one of these.
+The renderer (bot/render/messages.py) builds the larger replies; handlers pick one of these.
 """
 
 from __future__ import annotations

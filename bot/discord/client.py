@@ -9,16 +9,16 @@ import logging
 import discord
 from discord import app_commands
 
-from bot import commands
+from bot.discord import commands
 from bot import custom_ids as ids
-from bot.daily_poster import DailyPoster, Reminders, every
-from bot.discord_adapter import DiscordAdapter
-from bot.fleet import FleetClient
+from bot.discord.daily_poster import DailyPoster, Reminders, every
+from bot.discord.adapter import DiscordAdapter
+from bot.discord.fleet import FleetClient
 from bot.handlers import Handlers
-from bot.replies import Reply
+from bot.render.replies import Reply
 from bot.observability import start_http
-from bot.views import CoachButton, message_kwargs
-from bot.voice_discord import VoiceMessages, intents
+from bot.discord.views import CoachButton, message_kwargs
+from bot.discord.voice import VoiceMessages, intents
 from coach.daily.claims import DailyPostClaims
 from coach.readiness import Readiness
 from coach.store.state import PURGE_EVERY

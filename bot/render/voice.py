@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot import custom_ids as ids
-from bot.limits import INPUT_VALUE, clip, fit
-from bot.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
+from bot.render.limits import INPUT_VALUE, clip, fit
+from bot.render.replies import Button, Embed, Field, Modal, Reply, TextInput, notice
 from coach.voice.delivery import LONG_PAUSE_SECONDS, TARGET_SECONDS
 
-HELD_MINUTES = 15  # at most this long a transcript waits for "Grade it" (bot/voice_handlers.py)
+HELD_MINUTES = 15  # at most this long a transcript waits for "Grade it" (bot/handlers/voice.py)
 PROMPT_MINUTES = 15  # how long after /explain a voice message answers its prompt
 
 

@@ -21,11 +21,11 @@ import time
 import uuid
 from pathlib import Path
 
-from bot import texts
+from bot.render import texts
 from bot.command_table import BY_NAME, GROUPS, Command, Option
 from bot.handlers import Actor, Handlers
-from bot.replies import Reply
-from bot.voice_handlers import file_recording
+from bot.render.replies import Reply
+from bot.handlers.voice import file_recording
 
 CONSOLE_USER = Actor(user_id=1, guild_id=1, name="you", can_manage_guild=False, request_id="")
 WELCOME = "Interview Coach — console mode (no Discord needed). Type /help for commands, /quit to leave."
@@ -127,7 +127,7 @@ class Console:
 
     def _actor(self) -> Actor:
         self._turn += 1
-        return dataclasses.replace(self.actor, request_id=f"console-{self._session}-{self._turn}")
+        return dataclasses.replace(self.actor, request_id=f"console-{self._session}-{self._turn}", front_end="console")
 
     async def show(self, reply: Reply) -> None:
         """Print a reply; a modal becomes a prompt for the answer."""
@@ -183,12 +183,7 @@ class Console:
         options = self._options(command, words, given)
         if options is None:
             return True
-        actor = self._actor()
-        if command.name == "help":
-            reply = await self.handlers.help(actor, console=True)
-        else:
-            reply = await command.run(self.handlers, actor, options)
-        await self.show(reply)
+        await self.show(await command.run(self.handlers, self._actor(), options))
         return True
 
     def _options(self, command: Command, words: list[str], given: dict[str, str]) -> dict | None:
@@ -226,7 +221,7 @@ class Console:
 
     async def run(self) -> int:
         self.say(WELCOME)
-        await self.show(await self.handlers.help(self._actor(), console=True))
+        await self.show(await self.handlers.help(self._actor()))
         while True:
             line = await self.read()
             if line is None:
@@ -252,7 +247,7 @@ async def run_console(settings, stdin=None, stdout=None) -> int:
 
 
 def chat_command(args) -> int:
-    from bot.runner import prepare
+    from bot.process import prepare
 
     settings = prepare(console=True)
     return asyncio.run(run_console(settings))

@@ -87,7 +87,7 @@ def transcribe_command(args) -> int:
 
 
 async def _grade_audio(args, settings) -> int:
-    from bot.cli_grading import _render_text
+    from bot.cli.output import grade_text
     from coach.grading.models import Grade, GradeError
     from coach.grading.runtime import open_grader
     from coach.voice.answer import transcribe_answer
@@ -116,7 +116,7 @@ async def _grade_audio(args, settings) -> int:
         print(json.dumps(result.to_json(), ensure_ascii=False))
         return 0
     print(f"Transcript: {spoken.transcript}\n")
-    print(_render_text(result))
+    print(grade_text(result))
     if isinstance(result, Grade) and result.delivery is not None:
         print("\n" + "\n".join(delivery_lines(result.delivery)))
     return 0

@@ -1,0 +1,7 @@
+"""`python -m bot.cli` is `coach`."""
+
+import sys
+
+from bot.cli.main import main
+
+sys.exit(main())

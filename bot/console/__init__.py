@@ -1,0 +1,1 @@
+"""The console front end: `coach chat`, the Discord commands in a terminal."""
