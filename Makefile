@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Re-install only when pyproject.toml or the pinned versions change.
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: run test llm setup bench clean
+.PHONY: run test llm setup bench clean train
 
 # Every version is pinned (constraints.txt), so two machines install the same thing.
 $(STAMP): pyproject.toml constraints.txt
@@ -29,12 +29,20 @@ test: setup
 llm: setup
 	$(BIN)/coach llm serve
 
+# The key-point model and the grader's fitted numbers, from the committed data (content/judge,
+# the blind dev split). About 30 minutes on 2 cores; commit the files only when they change.
+train: setup
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,train]'
+	$(BIN)/coach grader train
+	$(BIN)/coach grader fit
+
 # Benchmarks (never part of `make test`). The LLM ones need the local server: run `make llm` first;
 # bench.router starts its own two replicas (one core each) and vllm-router (~10-15 min here).
 LLM_URL ?= http://127.0.0.1:8000/v1
 bench: setup
 	$(BIN)/python -m bench.retrieval
 	$(BIN)/python -m bench.grading --base-url $(LLM_URL) --llm-sample 30 --max-tokens 320
+	$(BIN)/python -m bench.grading_speed
 	$(BIN)/python -m bench.serving --base-url $(LLM_URL)
 	$(BIN)/python -m bench.router
 	$(BIN)/python -m bench.bot_load --users 100 500 --out docs/bench/bot_load.md

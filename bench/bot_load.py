@@ -52,8 +52,12 @@ from tests.fakediscord import FakeDiscord
 REPO = Path(__file__).resolve().parents[1]
 
 QUESTIONS = 5
-KINDS = ("/quiz", "answer", "next", "finish", "/stats", "/bite", "/leaderboard")
-EXTRAS = (("/stats", 0.3), ("/bite", 0.3), ("/leaderboard", 0.2))  # after a quiz, each with this chance
+KINDS = ("/quiz", "answer", "next", "finish", "/stats", "/bite", "/leaderboard", "/explain")
+# After a quiz, each with this chance. A quiz is 11 interactions and the chances add up to 0.8, so
+# the two /explain entries (an answer typed into the modal and graded) make ~10% of activities.
+EXTRAS = (("/stats", 0.3), ("/bite", 0.3), ("/leaderboard", 0.2), ("/explain", 1.0), ("/explain", 0.35))
+# What the simulated users type when they explain: answers of the blind dev split (spoken, 20-220 words).
+DEV_ANSWERS = REPO / "tests" / "data" / "grading_blind_dev.jsonl"
 ACK_CODES = {4: "message", 5: "defer", 6: "defer update", 7: "update", 9: "modal"}
 
 
@@ -147,6 +151,7 @@ class Run:
     until: float  # fake.now() after which users stop
     extras: tuple[tuple[str, float], ...] = EXTRAS
     samples: list[tuple[str, object]] = field(default_factory=list)  # (kind, InteractionRecord)
+    answers: list[tuple[str, str]] = field(default_factory=list)  # (bite id, answer) for /explain
 
     def over(self) -> bool:
         return self.think[1] > 0 and self.fake.now() >= self.until
@@ -191,6 +196,14 @@ class Run:
             else:
                 await self.press(user, message_id, "Next", "next", "A")
 
+    async def explain(self, user: dict, guild: dict, rng: random.Random) -> None:
+        """An answer typed into /explain's answer box for a bite, graded by the bot (LLM off: the
+        trained CPU judge, in its worker process)."""
+        bite_id, text = rng.choice(self.answers)
+        shown = await self.settle("/explain", await self.fake.submit(user, f"m:{bite_id}", {"answer": text}, guild=guild))
+        if "Score " not in str(shown.get("embeds")) and "explanations every" not in str(shown.get("content")):
+            raise AssertionError(f"/explain: {shown.get('content') or shown.get('embeds')}")
+
     async def user(self, guild: dict, name: str, rng: random.Random, arrive_s: float, once: bool) -> None:
         user = self.fake.add_user(name)
         await asyncio.sleep(rng.uniform(0, arrive_s))
@@ -203,7 +216,10 @@ class Run:
                     await self.pause(rng)
                     if self.over():
                         break
-                    await self.settle(command, await self.fake.slash(user, command[1:], guild=guild))
+                    if command == "/explain":
+                        await self.explain(user, guild, rng)
+                    else:
+                        await self.settle(command, await self.fake.slash(user, command[1:], guild=guild))
             await self.pause(rng)
             if self.over():
                 return
@@ -219,6 +235,13 @@ def reply_time(fake: FakeDiscord, record) -> float | None:
             return None
         when = record.landed[0]
     return when - record.dispatched_at
+
+
+def dev_answers() -> list[tuple[str, str]]:
+    import json
+
+    rows = [json.loads(line) for line in DEV_ANSWERS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(r["bite_id"], r["answer"]) for r in rows]
 
 
 def summarize(fake: FakeDiscord, samples) -> dict[str, dict]:
@@ -250,7 +273,8 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
         try:
             idle_rss = rss_kib(proc.pid, "VmRSS")
             rng = random.Random(seed)
-            load = Run(fake, (0.0, 0.0) if closed else think, fake.now() + (0 if closed else duration), extras)
+            load = Run(fake, (0.0, 0.0) if closed else think, fake.now() + (0 if closed else duration), extras,
+                       answers=dev_answers())
             sampler = None
             if spy:  # py-spy samples the bot over the measured window: the thread holding the GIL
                 sampler = await asyncio.create_subprocess_exec(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-ORDER = ["retrieval", "grading", "serving", "router", "bot_load", "bot_capacity", "store", "pictures", "speech", "soak", "restart_sweep"]
+ORDER = ["retrieval", "grading", "grading_speed", "injection_probe", "serving", "router", "bot_load", "bot_capacity", "store", "pictures", "speech", "soak", "restart_sweep"]
 
 HEADER = """# Benchmarks
 

@@ -27,7 +27,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench.grading_report import judge_vs_gold, markdown_table, rubric_ceiling
+from bench.grading_report import by_kind, judge_vs_gold, kind_table, markdown_table, rubric_ceiling
 from bench.machine import machine
 from coach.config import load_settings
 from coach.grading.eval import evaluate, grade_rows, load_eval_set
@@ -42,9 +42,11 @@ TEST_LOG = Path("docs/bench/grading_test_log.md")
 NOTES_MARKER = "<!-- notes: kept across re-runs -->"
 LOG_HEADER = """# Grading: every read of the blind test split
 
-Appended by `python -m bench.grading --test`, the only code that reads
-`tests/data/grading_blind_test.jsonl` for anything but its integrity hash. Nothing is
-chosen after a read; a design change after a read needs a fresh test set.
+Appended by `python -m bench.grading --test`, the only code that computes a figure from
+`tests/data/grading_blind_test.jsonl` (`tests/grading/test_eval_set.py` and
+`tests/retrieval/test_topics.py` read it for its hash, its form and its coverage of the
+bites, never a figure). Nothing is chosen after a read; a design change after a read needs
+a fresh test set.
 """
 
 
@@ -60,16 +62,18 @@ async def run(args, rows: list[dict]) -> tuple[dict[str, dict], dict[str, dict]]
     """End-to-end reports and verdict-vs-gold reports, per judge."""
     from bench.reference_judge import ReplayJudge
 
-    settings = load_settings(llm_timeout_s=args.timeout, llm_max_tokens=args.max_tokens)
+    settings = load_settings(llm_timeout_s=args.timeout, llm_max_tokens=args.max_tokens, cpu_judge="trained")
     catalog = default_catalog()
     topics = TopicFinder.from_settings(settings, catalog)
-    judges = [("embedding", None)] + ([("llm", args.base_url)] if args.base_url else [])
+    judges = [("trained", None), ("embedding", None)] + ([("llm", args.base_url)] if args.base_url else [])
     if args.reference:
         judges.append(("reference judge, not shipped", "replay"))
-    reports, verdicts = {}, {}
+    reports, verdicts, kinds = {}, {}, {}
     for name, url in judges:
         chosen = rows
         async with open_grader(settings, catalog=catalog, topics=topics, llm_url=None if url == "replay" else url) as grader:
+            if name == "embedding":
+                grader.point_judge = None  # the embedding judge, side by side
             if url == "replay":
                 grader.llm_judge = ReplayJudge.from_file(args.reference, rows)
             elif url is not None and args.llm_sample and args.llm_sample < len(rows):
@@ -82,11 +86,30 @@ async def run(args, rows: list[dict]) -> tuple[dict[str, dict], dict[str, dict]]
         report["wall_s"] = round(time.perf_counter() - started, 1)
         reports[name] = report
         verdicts[name] = judge_vs_gold(chosen, results)
+        kinds[name] = by_kind(chosen, results)
+        if name == "trained" and args.quotes:
+            write_quotes(chosen, results, Path(args.quotes))
         print(f"{name}: {report}", file=sys.stderr, flush=True)
-    return reports, verdicts
+    return reports, verdicts, kinds
 
 
-def section(args, split: str, rows: list[dict], reports: dict, verdicts: dict, started: datetime) -> str:
+def write_quotes(rows: list[dict], results: list, out: Path) -> None:
+    """Every tick the trained judge showed (covered or partial, with its quote), for a reference
+    judge to check that each quote supports its verdict: {id, bite_id, answer, point, status, quote}."""
+    from coach.grading.models import Grade
+
+    with open(out, "w", encoding="utf-8") as handle:
+        for row, grade in zip(rows, results):
+            if not isinstance(grade, Grade):
+                continue
+            for kp in grade.key_points:
+                if kp.status in ("covered", "partial"):
+                    handle.write(json.dumps({"id": row["id"], "bite_id": row["bite_id"], "answer": row["answer"],
+                                             "point": kp.point, "status": kp.status, "quote": kp.evidence},
+                                            ensure_ascii=False) + "\n")
+
+
+def section(args, split: str, rows: list[dict], reports: dict, verdicts: dict, kinds: dict, started: datetime) -> str:
     catalog = default_catalog()
     from coach.grading.fit import load_fit
 
@@ -109,6 +132,10 @@ def section(args, split: str, rows: list[dict], reports: dict, verdicts: dict, s
         "(c) End to end through the shipped pipeline:",
         "",
         markdown_table(reports, kind="grades"),
+        "",
+        "(d) By kind of answer (the writer's brief), and the sure red flag:",
+        "",
+        kind_table(kinds),
     ]) + "\n"
 
 
@@ -119,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", default=None, help="a reference judge's verdicts (JSON Lines) to replay")
     parser.add_argument("--write-prompts", default=None, help="write the exact LLM prompts for the split and stop")
     parser.add_argument("--llm-sample", type=int, default=None, help="grade N evenly spaced answers with the LLM")
+    parser.add_argument("--quotes", default=None, help="write the trained judge's shown quotes (JSON Lines) here")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=640)
     parser.add_argument("--timeout", type=float, default=600.0, help="per LLM request, seconds (CPU vLLM is slow)")
@@ -133,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         write_prompts(rows, Path(args.write_prompts))
         text = f"Prompts for the reference judge written to `{args.write_prompts}`; no figures.\n"
     else:
-        reports, verdicts = asyncio.run(run(args, rows))
-        text = section(args, split, rows, reports, verdicts, started)
+        reports, verdicts, kinds = asyncio.run(run(args, rows))
+        text = section(args, split, rows, reports, verdicts, kinds, started)
     print(text)
     if split == "test":
         log = TEST_LOG.read_text(encoding="utf-8") if TEST_LOG.exists() else ""

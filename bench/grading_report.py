@@ -64,6 +64,43 @@ def judge_vs_gold(rows: list[dict], results: list) -> dict:
     return out
 
 
+# The hard kinds and what an interviewer gives them (issue #27's done-when), per judge.
+KIND_TARGETS = [
+    ("misconception", "confident misconceptions scored <= 1", lambda s: s <= 1),
+    ("buzzword", "buzzword lists scored <= 1", lambda s: s <= 1),
+    ("neighbour", "neighbouring concepts scored <= 1", lambda s: s <= 1),
+    ("strong_short", "strong short answers scored >= 3", lambda s: s >= 3),
+]
+
+
+def by_kind(rows: list[dict], results: list) -> dict:
+    """The done-when figures by kind of answer, and the sure red flag on clean and flawed answers."""
+    out: dict = {}
+    scored = [(r, g) for r, g in zip(rows, results) if isinstance(g, Grade)]
+    for kind, label, ok in KIND_TARGETS:
+        of_kind = [g.score for r, g in scored if r.get("kind") == kind]
+        out[label] = sum(ok(s) for s in of_kind) / len(of_kind) if of_kind else None
+    clean = [g.red_flag for r, g in scored if not r["red_flag"]]
+    flawed = [g.red_flag for r, g in scored if r["red_flag"]]
+    out["sure red flag on clean answers"] = sum(clean) / len(clean) if clean else None
+    out["sure red flag on answers with the listed mistake"] = sum(flawed) / len(flawed) if flawed else None
+    kinds = sorted({r.get("kind") for r in rows if r.get("kind")})
+    for kind in kinds:
+        pairs = [(r["score"], g.score) for r, g in scored if r.get("kind") == kind]
+        if pairs:
+            out[f"{kind}: mean gold -> mean grade"] = (f"{np.mean([a for a, _ in pairs]):.2f} -> "
+                                                     f"{np.mean([b for _, b in pairs]):.2f} (n {len(pairs)})")
+    return out
+
+
+def kind_table(columns: dict[str, dict]) -> str:
+    keys = list(dict.fromkeys(k for c in columns.values() for k in c))
+    head = "| | " + " | ".join(columns) + " |"
+    rule = "|---|" + "---|" * len(columns)
+    return "\n".join([head, rule, *[f"| {k} | " + " | ".join(_fmt(c.get(k)) for c in columns.values()) + " |"
+                                    for k in keys]])
+
+
 def _fmt(value) -> str:
     if value is None:
         return "-"

@@ -1,14 +1,17 @@
-"""Injection detection on a held-out probe set (never part of `make test`).
+"""Injection attempts and honest look-alikes on a probe set (never part of `make test`).
 
-    .venv/bin/python -m bench.injection_probe [--probe tests/data/injection_probe_v3.jsonl]
+    .venv/bin/python -m bench.injection_probe [--probe tests/data/injection_probe_v4.jsonl] [--reference FILE]
 
-Probe sets are written by a helper that never saw the detectors: attempts to instruct
-the grader, honest answers, and hard negatives (honest answers about graders, rubrics,
-JSON schemas, system prompts). v1 (40 + 40) was read once held out, then the patterns
-were broadened from it, so it is now development data; v2 (30 + 30) is the held-out one. Each answer goes through the shipped embedding
-grader against the bite retrieval picks for it (as `coach grade` without `--bite`); an
-attempt counts as caught when it gets no points: scored 0 and flagged, or turned away as
-off topic. Writes docs/bench/injection_probe.md.
+Probe sets are written by helpers that never saw the net (coach.grading.injection): attempts
+to instruct the grader, and honest answers that use the same words in their ordinary sense.
+v1-v3 and `injection_probe_dev.jsonl` were read while the net was built, so they are
+development data; v4 is the held-out one (written blind, read by this command only).
+
+Each answer is graded against its bite (as `/explain topic:` gives it) by the CPU judges (the
+trained judge, and the embedding judge side by side) and, with `--reference`, by the LLM path
+fed a reference judge's recorded verdicts (a capable model that read the exact prompts; "not
+shipped"). An attempt earns nothing when it scores 0; an honest answer is "called an
+injection" when `injection` is true. Appends to docs/bench/injection_probe.md.
 """
 
 from __future__ import annotations
@@ -17,51 +20,81 @@ import argparse
 import asyncio
 import json
 import sys
+from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
 from bench.grading import commit
 from bench.machine import machine
 from coach.config import load_settings
-from coach.grading.models import Grade, OffTopic
+from coach.grading.models import Grade
 from coach.grading.runtime import open_grader
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 OUT = Path("docs/bench/injection_probe.md")
 
 
-async def run(rows: list[dict]) -> list:
-    async with open_grader(load_settings(), llm_url=None) as grader:
-        return [await grader.grade(row["answer"]) for row in rows]
+async def run(rows: list[dict], reference: str | None) -> dict[str, list]:
+    from bench.reference_judge import ReplayJudge
+
+    judges = ["trained", "embedding"] + (["reference judge, not shipped"] if reference else [])
+    results = {}
+    async with open_grader(load_settings(cpu_judge="trained"), llm_url=None) as grader:
+        point_judge = grader.point_judge
+        for name in judges:
+            grader.point_judge = None if name == "embedding" else point_judge
+            grader.llm_judge = ReplayJudge.from_file(reference, rows) if name.startswith("reference") else None
+            results[name] = [await grader.grade(row["answer"], row["bite_id"]) for row in rows]
+    return results
+
+
+def summary(rows: list[dict], grades: list) -> dict:
+    attempts = [(r, g) for r, g in zip(rows, grades) if r["injection"]]
+    honest = [(r, g) for r, g in zip(rows, grades) if not r["injection"]]
+    earned = [r for r, g in attempts if isinstance(g, Grade) and g.score > 0]
+    called = [r for r, g in honest if isinstance(g, Grade) and g.injection]
+    return {
+        "attempts": len(attempts), "attempts earning nothing": len(attempts) - len(earned),
+        "honest": len(honest), "honest called injections": len(called),
+        "missed tactics": dict(Counter(r.get("tactic", "?") for r in earned)),
+        "honest flagged, by trigger": dict(Counter(r.get("tactic", "?") for r in called)),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--probe", default=str(DATA / "injection_probe_v3.jsonl"))
+    parser.add_argument("--probe", default=str(DATA / "injection_probe_v4.jsonl"))
+    parser.add_argument("--reference", default=None, help="a reference judge's verdicts (JSON Lines) to replay")
+    parser.add_argument("--write-prompts", default=None, help="write the exact LLM prompts for the probe and stop")
     args = parser.parse_args(argv)
     probe = Path(args.probe)
     started = datetime.now(timezone.utc)
     rows = [json.loads(line) for line in probe.read_text(encoding="utf-8").splitlines() if line.strip()]
-    results = asyncio.run(run(rows))
-    attempts = [(r, g) for r, g in zip(rows, results) if r["injection"]]
-    honest = [(r, g) for r, g in zip(rows, results) if not r["injection"]]
-    caught = sum(isinstance(g, OffTopic) or (isinstance(g, Grade) and g.injection and g.score == 0) for _, g in attempts)
-    false_alarms = sum(isinstance(g, Grade) and g.injection for _, g in honest)
-    missed = [r["style"] for r, g in attempts if not (isinstance(g, OffTopic) or (isinstance(g, Grade) and g.injection))]
-    text = "\n".join([
-        f"### Injection probe: `{probe.name}`",
-        "",
-        f"Command: `.venv/bin/python -m bench.injection_probe --probe {probe.relative_to(DATA.parents[1])}`  ",
+    if args.write_prompts:
+        from bench.reference_judge import write_prompts
+
+        write_prompts(rows, Path(args.write_prompts))
+        note = (f"### Injection probe: `{probe.name}`: prompts for the reference judge written to "
+                f"`{args.write_prompts}` ({started:%Y-%m-%d %H:%M} UTC, commit {commit()}); no figures.\n")
+        OUT.write_text(OUT.read_text(encoding="utf-8") + "\n" + note if OUT.exists() else note, encoding="utf-8")
+        print(note)
+        return 0
+    columns = {name: summary(rows, grades) for name, grades in asyncio.run(run(rows, args.reference)).items()}
+    lines = [
+        f"### Injection probe: `{probe.name}`", "",
+        f"Command: `.venv/bin/python -m bench.injection_probe {' '.join(argv if argv is not None else sys.argv[1:])}`  ",
         f"Date: {started:%Y-%m-%d %H:%M} UTC; commit {commit()}  ",
-        f"Machine: {machine()}",
-        "",
-        "| | answers | result |",
-        "|---|---|---|",
-        f"| attempts to instruct the grader given no points | {len(attempts)} | {caught} ({caught / len(attempts):.0%}) |",
-        f"| honest answers flagged as injection | {len(honest)} | {false_alarms} ({false_alarms / len(honest):.0%}) |",
-        "",
-        "Missed attempts, by the writer's description of the tactic: " + ("; ".join(missed) or "none") + ".",
-    ]) + "\n"
+        f"Machine: {machine()}", "",
+        "| | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns),
+    ]
+    for key in ("attempts earning nothing", "honest called injections"):
+        total = "attempts" if key.startswith("attempts") else "honest"
+        lines.append(f"| {key} | " + " | ".join(
+            f"{c[key]} of {c[total]} ({c[key] / c[total]:.1%})" if c[total] else "-" for c in columns.values()) + " |")
+    for key in ("missed tactics", "honest flagged, by trigger"):
+        lines.append(f"| {key} | " + " | ".join(
+            ", ".join(f"{k} {v}" for k, v in sorted(c[key].items())) or "none" for c in columns.values()) + " |")
+    text = "\n".join(lines) + "\n"
     print(text)
     old = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
     OUT.write_text((old + "\n" if old else "") + text, encoding="utf-8")  # each probe read is kept

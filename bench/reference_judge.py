@@ -72,5 +72,8 @@ def within_schema(verdict: dict) -> dict:
         return text[:QUOTE_MAX_CHARS] if isinstance(text, str) else text
 
     points = [dict(p, quote=clip(p.get("quote"))) if isinstance(p, dict) else p for p in verdict.get("key_points", [])]
+    # Verdicts recorded before the prompt asked for the mechanism and the topic (reference judge
+    # files of earlier sets) read as "explained, on topic": what the earlier prompt assumed.
+    verdict = {"mechanism": True, "mechanism_quote": "", "on_topic": True, "other_concept": "", **verdict}
     return dict(verdict, key_points=points, purpose_quote=clip(verdict.get("purpose_quote")),
-                red_flag_quote=clip(verdict.get("red_flag_quote")))
+                mechanism_quote=clip(verdict.get("mechanism_quote")), red_flag_quote=clip(verdict.get("red_flag_quote")))

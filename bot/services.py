@@ -109,6 +109,8 @@ class Services:
     async def close(self) -> None:
         await self.pictures.close()
         await self.speech.close()
+        if self._grader is not None:
+            self._grader.close()
         if self.llm is not None:
             await self.llm.aclose()
         await self.store.dispose()

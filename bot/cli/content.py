@@ -23,15 +23,20 @@ def check_command(args) -> int:
 
 
 def _stale_fit(catalog) -> list[str]:
-    """The shipped catalog must match the grader fit shipped with it (`coach grader fit`)."""
+    """The shipped catalog must match the key-point model (`coach grader train`) and the grader
+    fit (`coach grader fit`) shipped with it."""
+    from coach.grading import point_training
     from coach.grading.fit import ARTIFACT, MissingFit, load_fit, stale_reasons
+    from coach.grading.point_model import ARTIFACT as MODEL
 
     if not catalog.bites:
         return []
+    problems = [f"{MODEL.name}: {reason}; run `coach grader train`" for reason in point_training.stale_reasons(catalog)]
     try:
-        return [f"{ARTIFACT.name}: {reason}; run `coach grader fit`" for reason in stale_reasons(load_fit(), catalog, None)]
+        problems += [f"{ARTIFACT.name}: {reason}; run `coach grader fit`" for reason in stale_reasons(load_fit(), catalog, None)]
     except MissingFit as error:
-        return [str(error)]
+        problems.append(str(error))
+    return problems
 
 
 def export_command(args) -> int:

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+
+from coach.grading.point_model import ARTIFACT as POINT_MODEL
 
 DEFAULT_DEV = Path("tests/data/grading_blind_dev.jsonl")
 
@@ -31,7 +34,23 @@ def fit_grader(catalog, embedder, dev_path: Path):
         "embedding_on_dev": calibration.summary(dev, thresholds, rule),
         "embedding_bite_held_out": calibration.cross_validate(dev, rule),
     }
-    return build_fit(catalog, dev_path, embedder_name(embedder), thresholds, rule, figures)
+    point = None
+    if POINT_MODEL.exists():
+        point, figures["trained_on_dev"], figures["trained_bite_held_out"] = fit_point_judge(catalog, embedder, rows, rule)
+    return build_fit(catalog, dev_path, embedder_name(embedder), thresholds, rule, figures, point=point)
+
+
+def fit_point_judge(catalog, embedder, rows: list[dict], rule):
+    """The trained judge's thresholds on dev, with what they give there and with bites held out."""
+    from coach.grading import point_calibration
+    from coach.grading.point_judge import PointJudge
+    from coach.grading.point_model import PointModel
+    from retrieval.text import split_sentences
+
+    judge = PointJudge(PointModel(POINT_MODEL), split_sentences, thresholds=None, embedder=embedder)
+    dev = point_calibration.dev_signals(judge, catalog, rows)
+    point = point_calibration.fit(dev, rule)
+    return point, point_calibration.summary(dev, point, rule), point_calibration.cross_validate(dev, rule)
 
 
 def fit_command(args) -> int:
@@ -48,7 +67,21 @@ def fit_command(args) -> int:
         print(json.dumps(fit.model_dump(), ensure_ascii=False))
     else:
         print(f"wrote {out} (fit {fit.version}) from {args.dev}")
-        print(f"score rule: {fit.score}\nembedding thresholds: {fit.embedding}")
+        print(f"score rule: {fit.score}\nembedding thresholds: {fit.embedding}\ntrained judge thresholds: {fit.point}")
         for name, figures in fit.figures.items():
             print(f"{name}: {figures}")
+    return 0
+
+
+def train_command(args) -> int:
+    """`coach grader train`: the key-point model from the committed data, seeded."""
+    from coach.grading import point_training
+    from coach.grading.point_model import ARTIFACT
+    from content import default_catalog
+
+    options = {k: v for k, v in (("seed", args.seed), ("epochs", args.epochs)) if v is not None}
+    done = point_training.train(default_catalog(), out=Path(args.out) if args.out else ARTIFACT, **options,
+                                log=lambda line: print(line, file=sys.stderr))
+    print(json.dumps(done) if args.json else f"wrote {done['path']} ({done['bytes'] / 1e6:.1f} MB) from "
+          f"{done['pairs']} pairs in {done['train_seconds']} s (seed {done['seed']}, {done['epochs']} epochs)")
     return 0

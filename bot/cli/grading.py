@@ -137,9 +137,10 @@ async def _compare(args, settings) -> dict:
         },
         "disagreements": disagreements(rows, results["baseline"], results["candidate"]),
     }
-    fell_back = report["against_labels"]["candidate"]["graders"].get("embedding", 0)
+    graders = report["against_labels"]["candidate"]["graders"]
+    fell_back = sum(n for name, n in graders.items() if name != "llm")
     if fell_back:
-        report["warning"] = f"{fell_back} candidate gradings fell back to the embedding grader (LLM unreachable?)"
+        report["warning"] = f"{fell_back} candidate gradings fell back to the CPU grader (LLM unreachable?)"
     return report
 
 

@@ -19,6 +19,7 @@ HANDLERS = {
     "transcribe": "bot.cli.voice:transcribe_command",
     "grader compare": "bot.cli.grading:compare_command",
     "grader fit": "bot.cli.fit:fit_command",
+    "grader train": "bot.cli.fit:train_command",
     "llm serve": "bot.cli.llm:serve_command",
     "db upgrade": "bot.cli.db:upgrade_command",
     "stats": "bot.cli.stats:stats_command",
@@ -73,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--dev", default=str(DEFAULT_DEV), help="the dev split (never test)")
     fit.add_argument("--out", default=None, help="where to write (default: the packaged artifact)")
     fit.add_argument("--json", action="store_true")
+
+    train = grader.add_parser("train", help="train the key-point model from content/judge (needs the train extra)")
+    train.add_argument("--out", default=None, help="where to write (default: the packaged artifact)")
+    train.add_argument("--seed", type=int, default=None)
+    train.add_argument("--epochs", type=int, default=None)
+    train.add_argument("--json", action="store_true")
 
     llm = sub.add_parser("llm", help="the local LLM server").add_subparsers(dest="sub", required=True)
     serve = llm.add_parser("serve", help="start the local vLLM server with the packaged small model")

@@ -19,6 +19,14 @@ LETTERS = "ABCD"
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 GREEN, RED, AMBER, BLUE = 0x2ECC71, 0xE74C3C, 0xF1C40F, 0x5865F2
 SCORE_WORDS = {4: "excellent", 3: "strong", 2: "partial", 1: "weak", 0: "not there yet"}
+# How far to trust each grader, as measured on answers written outside the project (docs/grading.md).
+GRADER_NOTES = {
+    "llm": "Graded by the LLM grader.",
+    "trained": "Graded by the CPU grader (no LLM grader here): close to an interviewer's grade on most answers, "
+               "but it can miss a point said in unusual words — use the coaching, not just the number.",
+    "embedding": "Graded by the fallback embedding grader (the LLM grader is unavailable right now) — "
+                 "treat it as a rough score.",
+}
 
 
 def report_button(kind: str, item_id: str, row: int = 4) -> Button:
@@ -97,11 +105,7 @@ def grade(result, *, draft: str | None = None, alternatives=(), retrieved: bool 
     # The red flag, a possible red flag and an injection are said once, in the feedback (the description).
     fields += _long_field("Model answer", result.model_answer)
     fields.append(Field("Follow-up an interviewer would ask", result.follow_up))
-    grader_note = (
-        "Graded by the LLM grader."
-        if result.grader == "llm"
-        else "Graded by the fallback embedding grader (the LLM grader is unavailable right now) — treat it as a rough score."
-    )
+    grader_note = GRADER_NOTES.get(result.grader, GRADER_NOTES["embedding"])
     header = f"Graded against **{result.title}**" + (" (found from your answer)" if retrieved else "")
     if result.truncated:
         header += "\nYour answer was long, so only the first part was graded."

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coach.grading.detectors import keyword_soup, looks_like_injection
+from coach.grading import injection
 from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds
 from coach.grading.eval import quadratic_weighted_kappa
 from coach.grading.scoring import DESIGN_PRIOR, ScoreRule, score_answer
@@ -59,12 +59,13 @@ def _key(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
 
 
 def gold_scores(rows: list[dict], catalog, rule: ScoreRule) -> np.ndarray:
-    """The score function applied to each graded row's gold verdicts (purpose, red flag and
-    injection included): what a judge that agreed with the labels on every verdict would score."""
+    """The score function applied to each graded row's gold verdicts (purpose, red flag,
+    injection, mechanism and topic included): what a judge that agreed with the labels on every
+    verdict would score."""
     return np.array([
         score_answer(r["key_points"], [p.kind for p in catalog.bites[r["bite_id"]].key_points],
                      purpose=r.get("purpose", False), red_flag=r["red_flag"], injection=r["injection"],
-                     keyword_soup=False, rule=rule)
+                     keyword_soup=not r.get("mechanism", True), off_topic=not r.get("on_topic", True), rule=rule)
         for r in graded(rows)
     ])
 
@@ -96,7 +97,7 @@ class Features:
     purpose_best: np.ndarray
     gold_purpose: np.ndarray
     flag_score: np.ndarray  # the red-flag contrast (mistaken minus correct recall)
-    zeroed: np.ndarray  # injection or keyword soup: 0 whatever else
+    zeroed: np.ndarray  # an attempt to instruct the grader: 0 whatever else
     gold: np.ndarray
     gold_flag: np.ndarray
     bites: list[str]
@@ -119,8 +120,7 @@ def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> Features:
         f.kinds.append([p.kind for p in bite.key_points])
         f.purpose_best[i] = sims.purpose_recall
         f.flag_score[i] = sims.red_flag_contrast
-        injected = looks_like_injection(row["answer"]) or sims.near_injection_exemplar()
-        f.zeroed[i] = injected or keyword_soup(row["answer"])
+        f.zeroed[i] = injection.without_model(injection.check(row["answer"]), sims.near_injection_exemplar())
     return f
 
 

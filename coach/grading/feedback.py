@@ -20,6 +20,7 @@ HEADLINES = {
     0: "That doesn't answer the question yet.",
 }
 BURIED_POINT = "One real point came through; the rest of the mechanism is missing."
+CORE_WRONG = "The central claim about how it works is wrong, so this would not land yet."
 _STATUS_ORDER = {"wrong": 0, "missing": 1, "partial": 2}
 
 
@@ -30,12 +31,21 @@ def to_fix(bite: Bite, verdicts: list[KeyPointVerdict]) -> list[int]:
     return sorted(weak, key=lambda i: (bite.key_points[i].kind != "core", _STATUS_ORDER[verdicts[i].status], i))
 
 
-def feedback_text(bite: Bite, verdicts: Verdicts, *, score: int) -> str:
+WRONG_SHOWN = 2
+
+
+def feedback_text(bite: Bite, verdicts: Verdicts, *, score: int, explains=None) -> str:
+    """`explains`: the bite an answer about another concept seems to explain (a Suggestion)."""
     if verdicts.injection:
         return (
             "Your answer included text aimed at the grader (a requested score, a verdict, or instructions) "
             "instead of an explanation, so it scores 0. Answer the question in your own words and try again."
         )
+    if verdicts.off_topic:
+        other = f"**{explains.title}**" if explains is not None else "a different concept"
+        offer = ("If that is what you meant to explain, grade it as that bite below. Otherwise, answer "
+                 if explains is not None else "Answer ")
+        return f"This explains {other}, not **{bite.title}**, so it scores 0 for this question. {offer}this one: {bite.prompt}"
     if verdicts.keyword_soup:
         return (
             "That reads as a list of terms rather than an explanation, so it scores 0. "
@@ -43,9 +53,15 @@ def feedback_text(bite: Bite, verdicts: Verdicts, *, score: int) -> str:
         )
     if verdicts.red_flag:
         lines = [f"Careful, this is the mistake interviewers listen for: {bite.red_flag}"]
+    elif any(v.status == "wrong" and v.kind == "core" for v in verdicts.key_points):
+        lines = [CORE_WRONG]
     else:
         buried = score == 1 and not verdicts.purpose  # a point came through, but not the purpose
         lines = [BURIED_POINT if buried else HEADLINES[score]]
+    wrong = [v for v in verdicts.key_points if v.status == "wrong"][:WRONG_SHOWN]
+    for v in wrong:  # the claim that was wrong, and what is true instead
+        said = f"You said “{v.evidence}”, but" if v.evidence else "One claim was off:"
+        lines.append(f"{said} in fact: {v.point}")
     if verdicts.red_flag_possible and not verdicts.red_flag:
         lines.append(f"This may be the mistake interviewers listen for: {bite.red_flag} "
                      "If you meant something else, say it more precisely.")

@@ -4,7 +4,9 @@
 1. the dev split's gold labels: the score rule, i.e. the cut-offs under which the score
    function turns the gold key-point verdicts into the gold grades (the rubric's ceiling);
 2. the dev split's answers: the embedding judge's five thresholds (covered, partial,
-   purpose, red flag sure and possible), with that rule fixed.
+   purpose, red flag sure and possible), with that rule fixed;
+3. the dev split's answers: the trained judge's thresholds (coach.grading.point_calibration),
+   when the key-point model is present.
 
 The artifact is stamped with hashes of what it was fitted on. `coach content check`
 and the test suite fail when the catalog's rubric or the dev file has changed since,
@@ -40,6 +42,7 @@ class GraderFit(BaseModel):
     fitted_on: dict[str, str]  # catalog, dev, embedder -> fingerprint
     embedding: dict
     score: dict
+    point: dict = {}  # the trained judge's thresholds (empty: no key-point model was fitted)
     figures: dict = {}  # what the fit measured on dev (reported, never read back)
 
     @property
@@ -49,6 +52,12 @@ class GraderFit(BaseModel):
     @property
     def thresholds(self) -> EmbeddingThresholds:
         return EmbeddingThresholds(**self.embedding)
+
+    @property
+    def point_thresholds(self):
+        from coach.grading.point_judge import PointThresholds
+
+        return PointThresholds(**self.point) if self.point else None
 
     @cached_property
     def version(self) -> str:
@@ -100,7 +109,17 @@ def stale_reasons(fit: GraderFit, catalog, dev_path: Path | None, embedder_name:
         reasons.append(f"{dev_path} changed since the grader was fitted")
     if embedder_name is not None and fit.fitted_on.get("embedder") != embedder_name:
         reasons.append(f"the embedding model changed ({fit.fitted_on.get('embedder')} -> {embedder_name})")
+    if fit.fitted_on.get("point_model", "") != point_model_fingerprint():
+        reasons.append("the key-point model changed since the grader was fitted")
     return reasons
+
+
+def point_model_fingerprint(path: Path | None = None) -> str:
+    """The shipped key-point model's hash ("" when there is none)."""
+    from coach.grading.point_model import ARTIFACT
+
+    path = Path(path or ARTIFACT)
+    return file_fingerprint(path) if path.exists() else ""
 
 
 def save_fit(fit: GraderFit, path: Path = ARTIFACT) -> None:
@@ -108,10 +127,12 @@ def save_fit(fit: GraderFit, path: Path = ARTIFACT) -> None:
 
 
 def build_fit(catalog, dev_path: Path, embedder_name: str, thresholds: EmbeddingThresholds, rule: ScoreRule,
-              figures: dict) -> GraderFit:
+              figures: dict, point=None) -> GraderFit:
     return GraderFit(
-        fitted_on={"catalog": catalog_fingerprint(catalog), "dev": file_fingerprint(dev_path), "embedder": embedder_name},
+        fitted_on={"catalog": catalog_fingerprint(catalog), "dev": file_fingerprint(dev_path), "embedder": embedder_name,
+                   "point_model": point_model_fingerprint() if point is not None else ""},
         embedding={k: round(float(v), 4) for k, v in asdict(thresholds).items()},
         score={k: round(float(v), 4) for k, v in asdict(rule).items()},
+        point={k: round(float(v), 4) for k, v in asdict(point).items()} if point is not None else {},
         figures=figures,
     )

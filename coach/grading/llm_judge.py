@@ -33,6 +33,10 @@ def verdict_schema(n_points: int) -> type[BaseModel]:
         key_points=(list[PointJudgement], Field(min_length=n_points, max_length=n_points)),
         purpose=(bool, ...),
         purpose_quote=(str, Field(max_length=QUOTE_MAX_CHARS)),
+        mechanism=(bool, ...),
+        mechanism_quote=(str, Field(max_length=QUOTE_MAX_CHARS)),
+        on_topic=(bool, ...),
+        other_concept=(str, Field(max_length=QUOTE_MAX_CHARS)),
         red_flag=(Literal["no", "possible", "certain"], ...),
         red_flag_quote=(str, Field(max_length=QUOTE_MAX_CHARS)),
         injection=(bool, ...),
@@ -41,7 +45,9 @@ def verdict_schema(n_points: int) -> type[BaseModel]:
 
 def verify(raw: BaseModel, bite: Bite, answer: str) -> Verdicts:
     """Turn the model's raw verdict into checked verdicts: an unquotable claim (a point, the
-    purpose, the red flag) does not count."""
+    purpose, the red flag, the mechanism) does not count. The mechanism verdict zeroes an
+    answer, so it is read in the answer's favour: explained when the model says so with a
+    quote that is there, or when some point it credited is verified."""
     verdicts = []
     judged = list(raw.key_points)
     for index, point in enumerate(bite.key_points):
@@ -52,8 +58,12 @@ def verify(raw: BaseModel, bite: Bite, answer: str) -> Verdicts:
             status = judgement.status if evidence else "missing"
         verdicts.append(KeyPointVerdict(point=point.point, kind=point.kind, status=status, evidence=evidence))
     flag_quoted = raw.red_flag != "no" and find_quote(raw.red_flag_quote, answer) is not None
+    credited = any(v.status in ("covered", "partial") for v in verdicts)
+    explained = raw.mechanism and (find_quote(raw.mechanism_quote, answer) is not None or credited)
     return Verdicts(
         key_points=verdicts,
+        keyword_soup=not explained,
+        off_topic=not raw.on_topic,
         red_flag=flag_quoted and raw.red_flag == "certain",
         red_flag_possible=flag_quoted and raw.red_flag == "possible",
         purpose=bool(raw.purpose) and find_quote(raw.purpose_quote, answer) is not None,

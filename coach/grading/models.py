@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from coach.voice.delivery import Delivery
 
 Status = Literal["covered", "partial", "missing", "wrong"]
-GraderName = Literal["llm", "embedding"]
+GraderName = Literal["llm", "trained", "embedding"]
 InputKind = Literal["text", "voice"]
 # The grading scale an attempt was scored on. 1: coverage of equal key points (before
 # 2026-12); 2: anchored on the interviewer (core and depth points, purpose, sure red flags).
@@ -58,9 +58,13 @@ class Grade(BaseModel):
     input: InputKind = "text"
     transcript: str | None = None
     delivery: Delivery | None = None
-    # Not part of the contract: whether the keyword-soup detector fired (explains a 0), and
-    # when the bite was found by retrieval, the runners-up (offered as "grade as another bite").
-    keyword_soup: bool = Field(False, exclude=True)
+    # The answer explains no mechanism (a list of terms: 0), or explains a neighbouring concept
+    # instead of this one (0; `explains` names the bite it seems to be about, when one is found).
+    keyword_soup: bool = False
+    off_topic: bool = False
+    explains: Suggestion | None = None
+    # Not part of the contract: when the bite was found by retrieval, or the answer explains
+    # another bite, the bites offered as "grade as another bite".
     alternatives: tuple[Suggestion, ...] = Field((), exclude=True)
 
     def to_json(self) -> dict:
@@ -87,6 +91,9 @@ class Grade(BaseModel):
             "input": self.input,
             "transcript": self.transcript,
             "delivery": self.delivery.to_json() if self.delivery is not None else None,
+            "buzzword_list": self.keyword_soup,
+            "other_concept": self.off_topic,
+            "explains": self.explains.model_dump() if self.explains is not None else None,
         }
 
 
@@ -125,6 +132,7 @@ class Verdicts(BaseModel):
     key_points: list[KeyPointVerdict]
     red_flag: bool  # near-certain: caps the score at 1
     injection: bool
-    keyword_soup: bool = False
+    keyword_soup: bool = False  # explains no mechanism: a list of terms (0)
+    off_topic: bool = False  # explains a neighbouring concept, not this one (0)
     red_flag_possible: bool = False  # shown as "this may be ...", never caps
     purpose: bool = False  # the answer states what the thing is for

@@ -1,6 +1,12 @@
 """The one grading pipeline the Discord bot, the console and the CLI share:
-pick the bite -> clean -> LLM verdicts (verified) or the embedding fallback ->
-score in code -> feedback, model answer and follow-up -> optionally store."""
+pick the bite -> clean -> verdicts from a judge -> score in code -> feedback, model answer
+and follow-up -> optionally store.
+
+The judge: the LLM when one is configured and answers (its verdicts verified against the
+answer); otherwise the trained CPU judge (coach.grading.point_judge, `grader: "trained"`);
+the embedding judge only when the key-point model cannot be loaded. The injection net
+(coach.grading.injection) runs on every answer; how its verdict combines with each judge's
+is said there."""
 
 from __future__ import annotations
 
@@ -11,12 +17,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from coach.grading.cleaning import CleanAnswer, clean_answer
-from coach.grading.detectors import keyword_soup, looks_like_injection
+from coach.grading import injection
 from coach.grading.embedding_judge import EmbeddingJudge, idf_corpus
 from coach.grading.feedback import feedback_text, follow_up_question
 from coach.grading.fit import GraderFit, load_fit, rubric_version
 from coach.grading.models import Grade, GradeError, GradeResult, OffTopic, Suggestion, Verdicts
-from coach.grading.scoring import score_answer
+from coach.grading.scoring import score_verdicts
 from content import Bite, Catalog
 
 if TYPE_CHECKING:  # the pipeline stores through the progress service; it never needs it to grade
@@ -47,11 +53,13 @@ class Grader:
         *,
         fit: GraderFit,
         max_chars: int = 4000,
+        point_judge=None,
     ):
         self.catalog = catalog
         self.topics = topics
         self.embedding_judge = embedding_judge
         self.llm_judge = llm_judge
+        self.point_judge = point_judge
         self.fit = fit
         self.max_chars = max_chars
 
@@ -65,7 +73,9 @@ class Grader:
         fit = fit or load_fit()
         embedding_judge = EmbeddingJudge(topics.embedder, split_sentences, fit.thresholds, idf_corpus(catalog))
         llm_judge = LLMJudge(llm, max_tokens=settings.llm_max_tokens) if llm is not None and settings.llm_enabled else None
-        return cls(catalog, topics, embedding_judge, llm_judge, fit=fit, max_chars=settings.answer_max_chars)
+        return cls(catalog, topics, embedding_judge, llm_judge, fit=fit, max_chars=settings.answer_max_chars,
+                   point_judge=load_point_judge(fit, topics.embedder, split_sentences, settings.grader_workers)
+                   if settings.cpu_judge == "trained" else None)
 
     # --- public ----------------------------------------------------------------------
 
@@ -91,9 +101,11 @@ class Grader:
         attempt_key: str | None = None, *, spoken=None,
     ) -> GradeResult:
         """Grade, then store the attempt through `progress` (`Coach.progress`, which keeps the text,
-        typed or transcribed, only if the user allowed it; a spoken answer's delivery figures are stored with it; audio never is)."""
+        typed or transcribed, only if the user allowed it; a spoken answer's delivery figures are stored with it; audio never is).
+        An answer that explains another bite's concept is not stored against this one: the attempt
+        and its XP go to the bite it is finally graded as ("Grade as" in the reply)."""
         outcome = await self.grade_timed(answer, bite_id, spoken=spoken)
-        if isinstance(outcome.result, Grade):
+        if isinstance(outcome.result, Grade) and not outcome.result.off_topic:
             grade = outcome.result
             await progress.record_attempt(
                 user_id, guild_id, grade.bite_id, grade.score, grade.grader, outcome.latency_ms,
@@ -126,34 +138,39 @@ class Grader:
                 return OffTopic(suggestions=hits[:SUGGESTIONS_SHOWN])
             bite = self.catalog.bites[hits[0].bite_id]
         verdicts, grader = await self._verdicts(bite, cleaned.text)
-        grade = self._grade(bite, verdicts, grader, truncated=cleaned.truncated)
-        return grade if bite_id is not None else grade.model_copy(update={"alternatives": tuple(hits[1:])})
+        explains = await self._explains(bite, cleaned.text) if verdicts.off_topic and not verdicts.injection else ()
+        grade = self._grade(bite, verdicts, grader, truncated=cleaned.truncated, explains=explains)
+        if bite_id is None and not grade.off_topic:
+            grade = grade.model_copy(update={"alternatives": tuple(hits[1:])})
+        return grade
 
     async def _verdicts(self, bite: Bite, text: str) -> tuple[Verdicts, str]:
+        net = injection.check(text)
         if self.llm_judge is not None:
             from serving.errors import LLMError
 
             try:
                 llm = await self.llm_judge.judge(bite, text)
             except LLMError as error:
-                log.warning("LLM grading failed (%s); falling back to the embedding grader", error)
+                log.warning("LLM grading failed (%s); falling back to the CPU grader", error)
             else:
-                # The code-side detectors run on every answer: a fooled model cannot hide an injection.
-                return (
-                    llm.model_copy(update={
-                        "injection": llm.injection or looks_like_injection(text),
-                        "keyword_soup": keyword_soup(text),
-                    }),
-                    "llm",
-                )
+                return llm.model_copy(update={"injection": injection.with_model(net, llm.injection)}), "llm"
+        if self.point_judge is not None:
+            verdicts = await self.point_judge.verdicts(bite, text)
+            near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
+            return verdicts.model_copy(update={"injection": injection.without_model(net, near)}), "trained"
         return await asyncio.to_thread(self.embedding_judge.judge, bite, text), "embedding"
 
-    def _grade(self, bite: Bite, verdicts: Verdicts, grader: str, *, truncated: bool) -> Grade:
-        score = score_answer(
-            [v.status for v in verdicts.key_points], [p.kind for p in bite.key_points],
-            purpose=verdicts.purpose, red_flag=verdicts.red_flag, injection=verdicts.injection,
-            keyword_soup=verdicts.keyword_soup, rule=self.fit.rule,
-        )
+    async def _explains(self, bite: Bite, text: str) -> tuple[Suggestion, ...]:
+        """The bites an answer judged to explain another concept seems to be about (best first)."""
+        found = await asyncio.to_thread(self.topics.find, text, SUGGESTIONS_SHOWN + 1)
+        return tuple(Suggestion(bite_id=h.bite_id, title=h.title, score=round(float(h.score), 4))
+                     for h in found.results if h.bite_id != bite.id)[:SUGGESTIONS_SHOWN]
+
+    def _grade(self, bite: Bite, verdicts: Verdicts, grader: str, *, truncated: bool,
+               explains: tuple[Suggestion, ...] = ()) -> Grade:
+        score = score_verdicts(verdicts, [p.kind for p in bite.key_points], self.fit.rule)
+        explained = explains[0] if verdicts.off_topic and explains else None
         return Grade(
             bite_id=bite.id,
             title=bite.title,
@@ -164,11 +181,41 @@ class Grader:
             purpose=verdicts.purpose,
             injection=verdicts.injection,
             grader=grader,
-            feedback=feedback_text(bite, verdicts, score=score),
+            feedback=feedback_text(bite, verdicts, score=score, explains=explained),
             model_answer=bite.model_answer.strip(),
             follow_up=follow_up_question(bite, verdicts.key_points, self.catalog, injection=verdicts.injection),
             truncated=truncated,
             keyword_soup=verdicts.keyword_soup,
+            off_topic=verdicts.off_topic,
+            explains=explained,
+            alternatives=explains if verdicts.off_topic else (),
             rubric_version=rubric_version(bite),
-            grader_version=self.fit.version if grader == "embedding" else self.llm_judge.version,
+            grader_version=self._version(grader),
         )
+
+    def close(self) -> None:
+        """Stop the trained judge's worker processes, if any."""
+        if self.point_judge is not None:
+            self.point_judge.close()
+
+    def _version(self, grader: str) -> str:
+        if grader == "llm":
+            return self.llm_judge.version
+        if grader == "trained":
+            return f"{self.fit.version}:{self.fit.fitted_on.get('point_model', '')[:8]}"
+        return self.fit.version
+
+
+def load_point_judge(fit: GraderFit, embedder, split_sentences, workers: int = 0):
+    """The trained judge (in `workers` processes, or on a thread when 0), or None (logged) when
+    the model or its fitted thresholds are missing: the embedding judge answers then."""
+    from coach.grading.point_judge import PointJudge
+    from coach.grading.point_model import ARTIFACT, PointModel
+    from coach.grading.point_pool import InlinePointJudge, PooledPointJudge
+
+    if fit.point_thresholds is None or not ARTIFACT.exists():
+        log.warning("no trained key-point judge (%s); grading with the embedding judge", ARTIFACT.name)
+        return None
+    if workers:
+        return PooledPointJudge(fit.point_thresholds, workers)
+    return InlinePointJudge(PointJudge(PointModel(ARTIFACT), split_sentences, fit.point_thresholds, embedder=embedder))

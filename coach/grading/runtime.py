@@ -39,6 +39,7 @@ async def open_grader(
     topics = topics or TopicFinder.from_settings(settings, catalog)
     if llm_url == _FROM_SETTINGS:
         llm_url = settings.llm_base_url if settings.llm_enabled else None
+    settings = settings.model_copy(update={"grader_workers": 0})  # one command, one process: no pool to start
     if llm_url is None:
         yield Grader.from_settings(settings.model_copy(update={"llm_enabled": False}), catalog, topics, None)
         return

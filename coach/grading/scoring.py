@@ -10,8 +10,10 @@ points. Depth points can make up for a loose core point, by `depth_weight`.
     quality = credit(core points) + depth_weight * credit(depth points)
     4 if quality >= lands, 3 if >= solid, 2 if >= gist,
     1 if any credit at all or the purpose is stated, else 0
-    any point stated wrongly: at most 2; the red flag (near-certain): 1;
-    an attempt to instruct the grader, or keyword soup: 0
+    a core point stated wrongly: at most 1; a depth point stated wrongly: at most 3;
+    the red flag (near-certain): 1;
+    an attempt to instruct the grader, a list of terms that explains no mechanism, or a
+    neighbouring concept explained instead of this one: 0
 
 The four numbers are fitted by `coach grader fit` on the dev split's gold labels
 (coach.grading.fit) and shipped in the fitted artifact, never pasted here.
@@ -25,7 +27,10 @@ from typing import Iterable, Sequence
 from coach.grading.models import Status
 
 CREDIT = {"covered": 1.0, "partial": 0.5, "missing": 0.0, "wrong": 0.0}
-WRONG_CAP = 2  # a point stated wrongly: the mechanism is loose at best (the scale's 2)
+# The scale's caps (../shared/DESIGN.md): a wrong central claim is the scale's 1, a wrong detail
+# leaves a solid answer with a gap an interviewer would probe (3).
+CORE_WRONG_CAP = 1
+DEPTH_WRONG_CAP = 3
 
 
 @dataclass(frozen=True)
@@ -65,8 +70,9 @@ def score_answer(
     injection: bool,
     keyword_soup: bool,
     rule: ScoreRule,
+    off_topic: bool = False,
 ) -> int:
-    if injection or keyword_soup:
+    if injection or keyword_soup or off_topic:
         return 0
     if red_flag:
         return 1
@@ -81,6 +87,17 @@ def score_answer(
         s = 1
     else:
         s = 0
-    if "wrong" in statuses:
-        s = min(s, WRONG_CAP)
+    wrong_kinds = {k for status, k in zip(statuses, kinds) if status == "wrong"}
+    if "core" in wrong_kinds:
+        s = min(s, CORE_WRONG_CAP)
+    elif wrong_kinds:
+        s = min(s, DEPTH_WRONG_CAP)
     return s
+
+
+def score_verdicts(verdicts, kinds: Sequence[str], rule: ScoreRule) -> int:
+    """`score_answer` on a judge's `Verdicts` (coach.grading.models)."""
+    return score_answer(
+        [v.status for v in verdicts.key_points], kinds, purpose=verdicts.purpose, red_flag=verdicts.red_flag,
+        injection=verdicts.injection, keyword_soup=verdicts.keyword_soup, off_topic=verdicts.off_topic, rule=rule,
+    )

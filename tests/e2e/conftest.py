@@ -69,6 +69,7 @@ def settings(tmp_path):
         explain_rate_window_s=600,
         picture_workers=0,  # no worker process for tests that draw nothing (test_pictures.py starts one)
         speech_workers=0,  # nor for speech (test_voice*.py share one warm model or start the pool)
+        grader_workers=0,  # nor for the trained grader (test_explain.py starts its pool once)
         discord_identify_window_s=IDENTIFY_WINDOW_S,
     )
 

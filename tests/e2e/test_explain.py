@@ -1,4 +1,6 @@
-"""/explain through the modal to graded feedback, with the LLM down (the fallback grader)."""
+"""/explain through the modal to graded feedback, with the LLM down: the CPU grader answers
+and says so (the embedding judge by default; the trained judge in its worker process when
+`CPU_JUDGE=trained`)."""
 
 from tests.e2e.conftest import ANSWERED, button
 from tests.fakediscord.records import RESPONSE_DEFER, RESPONSE_MODAL
@@ -79,3 +81,11 @@ async def test_explain_is_rate_limited_per_user(harness, fake):
     assert "try again in" in refused["content"].lower() and not refused["embeds"]
     _, other = await submit_answer(fake, erin, guild, "m:kv-cache", GOOD_ANSWER)
     assert other["embeds"][0]["title"].startswith("Score "), "other users are unaffected"
+
+
+async def test_the_trained_judge_grades_in_its_worker_process(harness, fake):
+    await harness.start(cpu_judge="trained", grader_workers=1)
+    guild, dana = fake.add_guild(), fake.add_user("dana")
+    _, reply = await submit_answer(fake, dana, guild, "m:kv-cache", GOOD_ANSWER)
+    embed = reply["embeds"][0]
+    assert embed["title"].startswith("Score ") and "CPU grader" in embed["footer"]["text"]

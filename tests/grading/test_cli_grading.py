@@ -91,6 +91,7 @@ class ThreadedFakeLLM:
     async def _all_missing(exchange):
         n = exchange.body["response_format"]["json_schema"]["schema"]["properties"]["key_points"]["minItems"]
         verdict = {"key_points": [{"status": "missing", "quote": ""}] * n, "purpose": False, "purpose_quote": "",
+                   "mechanism": False, "mechanism_quote": "", "on_topic": True, "other_concept": "",
                    "red_flag": "no", "red_flag_quote": "", "injection": False}
         await exchange.respond(200, completion_body(json.dumps(verdict)))
 

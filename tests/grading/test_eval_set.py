@@ -19,9 +19,13 @@ from coach.grading.fit import load_fit, stale_reasons
 DATA = Path(__file__).resolve().parents[1] / "data"
 BLIND = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_test.jsonl"}
 # Earlier test sets: each read once as test, then retired; v3 and v4 then served as design data
-# (docs/bench/grading_test_log.md). None is read as test again.
+# (docs/bench/grading_test_log.md). None is read as test again. The first dev split was labelled
+# on the scale before issue #27 (a wrong point capped at 2) and is kept as design data.
 RETIRED = [DATA / "grading_blind_test_v1.jsonl", DATA / "grading_blind_test_v2.jsonl", DATA / "grading_blind_test_v3.jsonl",
-           DATA / "grading_blind_test_v4.jsonl"]
+           DATA / "grading_blind_test_v4.jsonl", DATA / "grading_blind_test_v5.jsonl"]
+OLD_DEV = DATA / "grading_blind_dev_v1.jsonl"
+PROBES = {"held out": DATA / "injection_probe_v4.jsonl", "development": DATA / "injection_probe_dev.jsonl"}
+KINDS = {"strong_short", "strong_thorough", "gap", "buzzword", "misconception", "neighbour", "mixed"}
 MANIFEST = DATA / "grading_blind.sha256"
 STATUSES = {"covered", "partial", "missing", "wrong"}
 
@@ -33,7 +37,7 @@ def blind():
 
 def test_files_match_their_frozen_hashes():
     recorded = dict(line.split()[::-1] for line in MANIFEST.read_text().splitlines() if line.strip())
-    for path in (*BLIND.values(), *RETIRED):
+    for path in (*BLIND.values(), *RETIRED, OLD_DEV, *PROBES.values()):
         assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded[path.name], (
             f"{path.name} changed after it was frozen: a changed test set is a fresh test set (README-grading.md)")
 
@@ -47,12 +51,13 @@ def test_rows_are_well_formed_and_match_their_bites(blind, shipped_catalog):
             assert set(row["key_points"]) <= STATUSES
             assert isinstance(row["purpose"], bool) and isinstance(row["red_flag"], bool)
             assert isinstance(row["injection"], bool)
+            assert isinstance(row["mechanism"], bool) and isinstance(row["on_topic"], bool)
             assert set(row["labels"]) == {"a", "b"}  # both graders' own labels are kept
 
 
 def test_size_range_and_split_by_bite(blind):
     rows = blind["dev"] + blind["test"]
-    assert len(rows) >= 300
+    assert len(blind["dev"]) >= 300 and len(blind["test"]) >= 300
     assert len({r["bite_id"] for r in rows}) >= 30
     assert not {r["bite_id"] for r in blind["dev"]} & {r["bite_id"] for r in blind["test"]}
     retired = [row for path in RETIRED for row in load_eval_set(path)]
@@ -60,9 +65,21 @@ def test_size_range_and_split_by_bite(blind):
     assert len({r["id"] for r in retired + rows}) == len(retired) + len(rows)
     assert len({r["id"] for r in rows}) == len(rows)
     for split, split_rows in blind.items():
-        # Whole range in each split, with mistakes and attempts to instruct the grader.
+        # Whole range in each split, with mistakes, and the seven kinds in equal shares.
         assert set(Counter(r["score"] for r in split_rows)) == set(range(5)), split
-        assert any(r["red_flag"] for r in split_rows) and any(r["injection"] for r in split_rows), split
+        assert any(r["red_flag"] for r in split_rows), split
+        kinds = Counter(r["kind"] for r in split_rows)
+        assert set(kinds) == KINDS and max(kinds.values()) == min(kinds.values()), (split, kinds)
+
+
+def test_the_probes_hold_attempts_and_honest_look_alikes_on_known_bites(shipped_catalog):
+    for name, path in PROBES.items():
+        rows = load_eval_set(path)
+        attempts = [r for r in rows if r["injection"]]
+        assert len(attempts) >= 60 and len(rows) - len(attempts) >= 150, name
+        assert all(r["bite_id"] in shipped_catalog.bites for r in rows), name
+    held_out = {r["answer"] for r in load_eval_set(PROBES["held out"])}
+    assert not held_out & {r["answer"] for r in load_eval_set(PROBES["development"])}
 
 
 def test_no_catalog_text_is_an_eval_answer(blind, shipped_catalog):

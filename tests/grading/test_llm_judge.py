@@ -28,11 +28,13 @@ def test_find_quote(quote, expected):
     assert find_quote(quote, ANSWER) == expected
 
 
-def _raw(points, red_flag="no", red_flag_quote="", injection=False, purpose=False, purpose_quote=""):
+def _raw(points, red_flag="no", red_flag_quote="", injection=False, purpose=False, purpose_quote="",
+         mechanism=True, mechanism_quote="", on_topic=True):
     return SimpleNamespace(
         key_points=[SimpleNamespace(status=s, quote=q) for s, q in points],
         red_flag=red_flag, red_flag_quote=red_flag_quote, injection=injection,
-        purpose=purpose, purpose_quote=purpose_quote,
+        purpose=purpose, purpose_quote=purpose_quote, mechanism=mechanism, mechanism_quote=mechanism_quote,
+        on_topic=on_topic, other_concept="",
     )
 
 
@@ -84,7 +86,8 @@ def test_schema_demands_one_verdict_per_key_point():
     schema = verdict_schema(4).model_json_schema()
     points = schema["properties"]["key_points"]
     assert points["minItems"] == 4 and points["maxItems"] == 4
-    assert set(schema["required"]) == {"key_points", "purpose", "purpose_quote", "red_flag", "red_flag_quote", "injection"}
+    assert set(schema["required"]) == {"key_points", "purpose", "purpose_quote", "mechanism", "mechanism_quote",
+                                       "on_topic", "other_concept", "red_flag", "red_flag_quote", "injection"}
     assert schema["properties"]["red_flag"]["enum"] == ["no", "possible", "certain"]
     assert schema["$defs"]["PointJudgement"]["required"] == ["status", "quote"]
     assert schema.get("additionalProperties") is False

@@ -10,7 +10,8 @@ from tests.serving.fake_llm import ok
 def all_missing(points: int) -> dict:
     return {
         "key_points": [{"status": "missing", "quote": ""}] * points,
-        "purpose": False, "purpose_quote": "", "red_flag": "no", "red_flag_quote": "", "injection": False,
+        "purpose": False, "purpose_quote": "", "mechanism": False, "mechanism_quote": "", "on_topic": True,
+        "other_concept": "", "red_flag": "no", "red_flag_quote": "", "injection": False,
     }
 
 

@@ -21,7 +21,10 @@ TABLE = [
     ([M, M, M, M, M], True, 1),  # the purpose only
     ([M, M, M, M, M], False, 0),
     ([W, M, M, M, M], False, 0),  # wrong about the mechanism, nothing right
-    ([C, C, W, M, M], False, 2),  # a point stated wrongly caps at 2
+    ([W, C, C, C, C], True, 1),  # a core point stated wrongly: 1 however fluent the rest
+    ([C, C, W, M, M], False, 3),  # a depth point stated wrongly: at most 3
+    ([C, C, W, C, C], False, 3),
+    ([C, P, W, M, M], False, 3),  # already 3: the depth cap changes nothing
 ]
 
 
@@ -33,18 +36,19 @@ def test_score_table(statuses, purpose, expected):
 
 
 @pytest.mark.parametrize(
-    "red_flag, injection, soup, expected",
+    "red_flag, injection, soup, other_concept, expected",
     [
-        (True, False, False, 1),  # the red flag: 1 whatever else is right
-        (False, True, False, 0),  # an attempt to instruct the grader beats everything
-        (True, True, False, 0),
-        (False, False, True, 0),  # keyword soup
-        (True, False, True, 0),
+        (True, False, False, False, 1),  # the red flag: 1 whatever else is right
+        (False, True, False, False, 0),  # an attempt to instruct the grader beats everything
+        (True, True, False, False, 0),
+        (False, False, True, False, 0),  # a list of terms that explains no mechanism
+        (True, False, True, False, 0),
+        (False, False, False, True, 0),  # a neighbouring concept explained instead of this one
     ],
 )
-def test_overrides(red_flag, injection, soup, expected):
+def test_overrides(red_flag, injection, soup, other_concept, expected):
     got = score_answer([C] * 5, CORE2_DEPTH3, purpose=True, red_flag=red_flag, injection=injection,
-                       keyword_soup=soup, rule=RULE)
+                       keyword_soup=soup, off_topic=other_concept, rule=RULE)
     assert got == expected
 
 

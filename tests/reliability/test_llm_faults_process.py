@@ -21,6 +21,7 @@ COOLDOWN_S = 4.0
 def healthy_verdict(answer: str, n_points: int) -> dict:
     quote = " ".join(answer.split()[:8])  # a real quote from the answer, so it counts
     return {"key_points": [{"status": "covered", "quote": quote}] * n_points, "purpose": False, "purpose_quote": "",
+            "mechanism": True, "mechanism_quote": quote, "on_topic": True, "other_concept": "",
             "red_flag": "no", "red_flag_quote": "", "injection": False}
 
 
