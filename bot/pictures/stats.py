@@ -7,14 +7,20 @@ import math
 
 from bot.pictures import style as s
 from bot.pictures.models import StatsPicture
+from coach.history.rules import due_soon
 
 ROWS = ("Mon", "", "Wed", "", "Fri", "", "Sun")
 CALENDAR_COLOURS = {"active": s.BLUE, "freeze": s.SKY, "missed": s.EMPTY, "future": s.CARD}
 FREEZE_MARK = "❄"
+DUE_LATER = s.WRONG_BAR  # neutral grey: reviews due after the window the panel's title counts
 
 
 def _short(day) -> str:
     return f"{day.day} {day:%b}"
+
+
+def _day(day) -> str:
+    return f"{day:%a} {_short(day)}"
 
 
 def build_figure(data: StatsPicture):
@@ -145,14 +151,24 @@ def _due_panel(ax, history) -> None:
     s.style_axes(ax)
     due = history.due
     values = [d.count for d in due]
-    ahead = sum(values[1:8])
-    s.panel_title(ax, f"Reviews due · {values[0]} today, {ahead} next 7 days")
-    colours = [s.BLUE] + [s.SKY] * (len(values) - 1)
+    soon = due_soon(history.today, due)
+    # "Due", not "Reviews due": the headline names the reviews, and the title must fit its half of
+    # the width (about 36 characters at PANEL_PT) with two-digit counts and the day named.
+    s.panel_title(ax, f"Due · {soon.today} today, {soon.ahead} more by {_day(soon.until)}")
+    # The bars the title counts are coloured (today, then the days up to `until`); the days
+    # after them are grey, past a dotted line, so no bar near the last day's label reads as it.
+    colours = [s.BLUE if d.day <= history.today else s.SKY if d.day <= soon.until else DUE_LATER for d in due]
     _bars(ax, values, colours, [f"due:{d.day.isoformat()}" for d in due], range(len(values)))
     ax.set_xlim(-0.6, len(values) - 0.4)
-    ticks = [i for i in (0, 7, len(values) - 1) if i < len(values)]
-    ax.set_xticks(sorted(set(ticks)), labels=["today" if i == 0 else f"{due[i].day:%a} {_short(due[i].day)}"
-                                              for i in sorted(set(ticks))])
+    inside = [i for i, d in enumerate(due) if d.day <= soon.until]
+    end = inside[-1] if inside else None
+    if end is not None and end < len(values) - 1:
+        ax.axvline(end + 0.5, color=s.MUTED, linestyle=":", linewidth=1.5, gid=f"due-window:{soon.until.isoformat()}")
+    ticks = sorted({i for i in (0, end, len(values) - 1) if i is not None and 0 <= i < len(values)})
+    ax.set_xticks(ticks, labels=["today" if i == 0 else _day(due[i].day) for i in ticks])
+    for i, label in zip(ticks, ax.get_xticklabels()):
+        if i:  # end at the bar's middle: the label stays under its own bar, clear of the next
+            label.set_horizontalalignment("right")
     ax.yaxis.set_major_locator(_integer_locator())
     if not any(values):
         s.put(ax, 0.5, 0.5, "Nothing due in the next two weeks.", s.LABEL_PT, s.MUTED, ha="center", va="center",
@@ -186,8 +202,10 @@ def describe(data: StatsPicture) -> str:
     parts.append(f"Streak calendar: {history.streak}-day streak, {active} days practised"
                  + (f", {freezes} freeze day{'s' if freezes != 1 else ''}" if freezes else "") + ".")
     parts.append(f"XP per week: {weeks[-1].xp} this week, {sum(w.xp for w in weeks)} over the {len(weeks)} weeks.")
-    due_now = history.due[0].count if history.due else 0
-    parts.append(f"Reviews due: {due_now} today, {sum(d.count for d in history.due[1:8])} in the next 7 days.")
+    soon = due_soon(history.today, history.due)
+    later = sum(d.count for d in history.due if d.day > soon.until)
+    parts.append(f"Reviews due: {soon.today} today, {soon.ahead} more by {_day(soon.until)}"
+                 + (f", {later} after that up to {_day(history.due[-1].day)}" if later else "") + ".")
     return " ".join(parts)
 
 

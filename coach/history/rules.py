@@ -5,14 +5,18 @@ member knows a bite (mastery), and which bite to study next. The history service
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
-from coach.results import BiteMastery, CalendarDay, MasteryLevel
+from coach.results import BiteMastery, CalendarDay, DueDay, MasteryLevel
 from coach.progress.streaks import StreakState, record_activity
 
 # Weeks of a member's history the pictures show, and days of reviews ahead.
 HISTORY_WEEKS = 12
 DUE_DAYS_AHEAD = 14
+# The reviews a summary calls "coming up": today (everything overdue included) and the
+# DUE_SOON_DAYS days after it, the last one included — on a Wednesday, Thursday to the next
+# Wednesday. One definition for the /stats picture's title, its bars and its description.
+DUE_SOON_DAYS = 7
 
 # Mastery: the mean of whichever of these a member has — quiz accuracy (shrunk towards
 # one half, so one right answer is not "mastered"), the best explanation score out of 4,
@@ -60,6 +64,25 @@ def streak_calendar(activity: Iterable[date], first: date, last: date, today: da
         out.append(CalendarDay(day, state_name))
         day += timedelta(days=1)
     return tuple(out)
+
+
+class DueSoon(NamedTuple):
+    today: int  # due today, everything overdue included
+    ahead: int  # due on the days after today up to `until`
+    until: date  # the window's last day, included
+
+
+def due_soon(today: date, due: Iterable[DueDay], days: int = DUE_SOON_DAYS) -> DueSoon:
+    """The reviews in the window: due today (or earlier), and due on the `days` days after
+    today, up to and including `today + days`. By date, not by position in `due`."""
+    until = today + timedelta(days=days)
+    now = ahead = 0
+    for entry in due:
+        if entry.day <= today:
+            now += entry.count
+        elif entry.day <= until:
+            ahead += entry.count
+    return DueSoon(now, ahead, until)
 
 
 def mastery(answered: int, correct: int, best_score: int | None, stability: float | None) -> float | None:

@@ -1,10 +1,14 @@
-"""Discord's own rules, kept in bot/: the daily post's message nonce and discord.py's log level."""
+"""Discord's own rules, kept in bot/: the daily post's message nonce, discord.py's log level and
+the voice-library warnings a bot without voice channels leaves out."""
 
 from __future__ import annotations
 
 import io
 import logging
 from datetime import date
+
+import discord
+from discord.voice_client import VoiceClient
 
 from bot.discord.daily_poster import NONCE_MAX, post_nonce
 from bot.process import configure_bot_logging
@@ -43,3 +47,31 @@ def test_the_bot_keeps_discord_py_to_warnings_and_the_coach_does_not_know_it():
         root.handlers[:] = saved[0]
         root.setLevel(saved[1])
         chatty.setLevel(saved[2])
+
+
+def test_the_bot_leaves_out_discord_py_voice_library_warnings_and_keeps_its_others(monkeypatch):
+    settings = load_settings(log_format="json", log_level="INFO", _env_file=None)
+    root, client_log = logging.getLogger(), logging.getLogger("discord.client")
+    saved = root.handlers[:], root.level, logging.getLogger("discord").level, client_log.filters[:]
+    # As at a start without PyNaCl and davey (set here, so the test holds where they are installed
+    # and after another test already made a Client: discord.py warns once per process).
+    monkeypatch.setattr(VoiceClient, "warn_nacl", True)
+    monkeypatch.setattr(VoiceClient, "warn_dave", True)
+    try:
+        stream = io.StringIO()
+        configure_bot_logging(settings, stream=stream)
+        configure_bot_logging(settings, stream=stream)  # configured twice: still one filter
+        discord.Client(intents=discord.Intents.none())  # discord.py's own code path emits them here
+        assert (VoiceClient.warn_nacl, VoiceClient.warn_dave) == (False, False), "the warnings were emitted"
+        client_log.warning("Application has an interaction endpoint URL set, this means registered components "
+                           "and app commands will not be received by the library.")
+        logging.getLogger("discord.gateway").warning("Shard ID %s has stopped responding to the gateway.", None)
+        output = stream.getvalue()
+        assert "voice will NOT be supported" not in output and "PyNaCl" not in output and "davey" not in output
+        assert "interaction endpoint URL" in output and "stopped responding" in output
+        assert sum(type(f).__name__ == "VoiceLibraryWarnings" for f in client_log.filters) == 1
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+        logging.getLogger("discord").setLevel(saved[2])
+        client_log.filters[:] = saved[3]

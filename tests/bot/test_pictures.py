@@ -7,18 +7,21 @@ dead worker cost one picture, and shutdown leaves no process behind."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import logging
 import os
+import re
 import warnings
 from collections import Counter
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 from PIL import Image
 
 from bot.pictures import bitemap, render, style
 from bot.pictures.pool import PictureError, PicturePool
+from coach.results import DueDay
 from tests.bot import picture_data as data
 
 STATS = {"empty": data.stats_empty, "single": data.stats_single, "year": data.stats_year}
@@ -49,6 +52,31 @@ def test_stats_picture_has_one_mark_per_week_day_and_bar(case):
     assert sum(cells.values()) == len(history.calendar) == 84
     assert len(gids(fig, "today")) == 1
     assert png_of(fig).size == (1200, 1000)
+
+
+def test_reviews_due_title_counts_the_bars_it_colours_up_to_the_seventh_day():
+    # Issue #31: made on Wed 2 Dec, "0 today, 0 next 7 days" stood above a bar of 1 beside the
+    # "Wed 9 Dec" label. One review due on the 7th day (Wed 9 Dec: counted), one on the 8th
+    # (Thu 10 Dec: not), and the title must count exactly the bars drawn as counted.
+    from matplotlib.colors import to_hex
+
+    today = date(2026, 12, 2)
+    counts = [0] * 14
+    counts[7] = counts[8] = 1
+    history = dataclasses.replace(data.stats_empty().history, today=today,
+                                  due=tuple(DueDay(today + timedelta(days=i), n) for i, n in enumerate(counts)))
+    picture = dataclasses.replace(data.stats_empty(), history=history)
+    fig = render.figure(picture)
+    title = next(t.get_text() for t in fig.texts if re.search(r"\d+ today, \d+", t.get_text()))
+    in_title = sum(int(n) for n in re.search(r"(\d+) today, (\d+)", title).groups())
+    colour = {a.get_gid(): to_hex(a.get_facecolor()) for a in style.artists(fig, "due:")}
+    height = {a.get_gid(): a.get_height() for a in style.artists(fig, "due:")}
+    counted = {gid for gid, c in colour.items() if c in (to_hex(style.BLUE), to_hex(style.SKY))}
+    assert in_title == sum(height[gid] for gid in counted) == 1, (title, sorted(counted))
+    assert "due:2026-12-09" in counted and "due:2026-12-10" not in counted
+    assert title == "Due · 0 today, 1 more by Wed 9 Dec"
+    assert gids(fig, "due-window:") == ["due-window:2026-12-09"], "a line between the 7th and the 8th day"
+    assert "Reviews due: 0 today, 1 more by Wed 9 Dec, 1 after that up to Tue 15 Dec." in render.describe(picture)
 
 
 def test_a_year_of_history_marks_its_freeze_days():

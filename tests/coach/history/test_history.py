@@ -8,8 +8,10 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from coach.daily.rules import first_weekday_for_locale, is_week_start, parse_weekday
-from coach.history.rules import mastery, mastery_level, next_to_study, streak_calendar, week_start
-from coach.results import BiteMastery
+from coach.history.rules import (
+    DUE_SOON_DAYS, due_soon, mastery, mastery_level, next_to_study, streak_calendar, week_start,
+)
+from coach.results import BiteMastery, DueDay
 from coach.progress.xp import XP_CORRECT_ANSWER, XP_DAILY_CORRECT, XP_FINISH_BONUS, explanation_xp
 from coach.store.models import Attempt, XpEvent
 from tests.coach.helpers import START, correct_choice, wrong_choice
@@ -43,6 +45,16 @@ def test_streak_calendar_needs_the_week_before_to_know_the_first_week():
                                today=MONDAY + timedelta(days=2))
     assert [d.state for d in calendar[:3]] == ["active", "freeze", "active"]
     assert all(d.state == "future" for d in calendar[3:])
+
+
+def test_reviews_due_soon_are_today_and_the_seven_days_after_it():
+    wednesday = date(2026, 12, 2)
+    due = [DueDay(wednesday + timedelta(days=i), 10 ** i) for i in range(14)]  # each day's count names its day
+    soon = due_soon(wednesday, due)
+    assert DUE_SOON_DAYS == 7 and soon.until == date(2026, 12, 9), "Thursday to the next Wednesday"
+    assert soon.today == 1, "today (the first entry: everything overdue too)"
+    assert soon.ahead == sum(10 ** i for i in range(1, 8)), "the 7th day (Wed 9 Dec) in, the 8th (Thu 10 Dec) out"
+    assert due_soon(wednesday, []) == (0, 0, date(2026, 12, 9))
 
 
 def test_mastery_mixes_what_the_member_has_done():
