@@ -150,6 +150,7 @@ class Run:
     think: tuple[float, float]  # seconds between a reply landing and the next interaction
     until: float  # fake.now() after which users stop
     extras: tuple[tuple[str, float], ...] = EXTRAS
+    rounds: int | None = None  # quizzes per user (each with its extras), then the user stops; None: until `until`
     samples: list[tuple[str, object]] = field(default_factory=list)  # (kind, InteractionRecord)
     answers: list[tuple[str, str]] = field(default_factory=list)  # (bite id, answer) for /explain
 
@@ -207,6 +208,7 @@ class Run:
     async def user(self, guild: dict, name: str, rng: random.Random, arrive_s: float, once: bool) -> None:
         user = self.fake.add_user(name)
         await asyncio.sleep(rng.uniform(0, arrive_s))
+        done = 0
         while not self.over():
             await self.quiz(user, guild, rng)
             if once:
@@ -220,6 +222,9 @@ class Run:
                         await self.explain(user, guild, rng)
                     else:
                         await self.settle(command, await self.fake.slash(user, command[1:], guild=guild))
+            done += 1
+            if self.rounds is not None and done >= self.rounds:
+                return
             await self.pause(rng)
             if self.over():
                 return
@@ -264,7 +269,11 @@ def summarize(fake: FakeDiscord, samples) -> dict[str, dict]:
 
 async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, duration: float,
               think: tuple[float, float], code: Path = REPO, profile: Path | None = None, warm: bool = True,
-              extras: tuple[tuple[str, float], ...] = EXTRAS, spy: Path | None = None) -> dict:
+              extras: tuple[tuple[str, float], ...] = EXTRAS, spy: Path | None = None,
+              rounds: int | None = None) -> dict:
+    """`rounds`: each user runs this many quizzes (each followed by its extras), then stops. With
+    `duration=math.inf` as well, the work done does not depend on how fast the machine is (the
+    test's use: a slow machine cannot leave an interaction kind out of the report)."""
     fake = await FakeDiscord().start()
     servers = [fake.add_guild(f"Server {i}") for i in range(guilds)]
     closed = mode == "closed"
@@ -273,7 +282,7 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
         try:
             idle_rss = rss_kib(proc.pid, "VmRSS")
             rng = random.Random(seed)
-            load = Run(fake, (0.0, 0.0) if closed else think, fake.now() + (0 if closed else duration), extras,
+            load = Run(fake, (0.0, 0.0) if closed else think, fake.now() + (0 if closed else duration), extras, rounds,
                        answers=dev_answers())
             sampler = None
             if spy:  # py-spy samples the bot over the measured window: the thread holding the GIL

@@ -17,6 +17,7 @@ import json
 import random
 import string
 import time
+from collections.abc import Callable
 from typing import TypeVar
 from urllib.parse import quote
 
@@ -77,7 +78,10 @@ class LLMClient:
         breaker_cooldown_s: float,
         retry_backoff_s: float = 0.25,
         readiness_timeout_s: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
     ):
+        """`clock`: what the circuit breaker times its cool-down with (seconds; tests pass a
+        clock they move by hand, so a busy machine cannot open or close the breaker early)."""
         self.root_url = root_url(base_url)
         self.model = model
         self.timeout_s = timeout_s
@@ -86,7 +90,7 @@ class LLMClient:
         self.readiness_timeout_s = min(readiness_timeout_s, timeout_s)
         self._max_concurrency = max_concurrency
         self._slots = asyncio.Semaphore(max_concurrency)
-        self._breaker = CircuitBreaker(breaker_failures, breaker_cooldown_s)
+        self._breaker = CircuitBreaker(breaker_failures, breaker_cooldown_s, clock=clock)
         self._breaker.on_change = self._publish_breaker_state
         self._http: httpx.AsyncClient | None = None
         self._needs_readiness_check = True

@@ -10,7 +10,7 @@ the initializer imports matplotlib, registers the fonts and draws each picture o
 
 A render that times out, or a worker that dies (say, killed for memory), costs that one
 picture: the pool is rebuilt and the caller gets `PictureError` and sends its text
-without the picture. `InlineRenderer` draws in a thread of this process instead: for the
+without the picture. Renders still waiting in the discarded pool are drawn by the new one. `InlineRenderer` draws in a thread of this process instead: for the
 one-shot command line, where starting a worker would only add a second of start-up.
 """
 
@@ -52,9 +52,11 @@ class PicturePool:
         self.nice = nice
         self._executor: ProcessPoolExecutor | None = None
         self._warm: asyncio.Future | None = None
+        self._closed = False
 
     def start(self) -> None:
         """Start the workers and warm them up in the background (returns at once)."""
+        self._closed = False
         if self._executor is not None:
             return
         self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
@@ -79,19 +81,31 @@ class PicturePool:
         started = time.perf_counter()
         for attempt in (1, 2):
             self.start()
-            future = asyncio.get_running_loop().run_in_executor(self._executor, worker.render, data)
+            executor = self._executor
+            future = asyncio.get_running_loop().run_in_executor(executor, worker.render, data)
             try:
                 png = await asyncio.wait_for(future, self.timeout_s)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not future.cancelled() or (task is not None and task.cancelling()) or self._closed:
+                    raise  # this render itself was cancelled, or the pool closed
+                # It was still waiting in a pool discarded for another render (timed out, or
+                # its worker died): not this picture's fault, so the new pool draws it.
+                log.warning("picture dropped with a discarded pool", extra={"kind": kind, "attempt": attempt})
+                if attempt == 2:
+                    FAILURES.labels(kind, "worker_died").inc()
+                    raise PictureError("the picture pool was restarted") from None
+                continue
             except BrokenProcessPool:
                 log.warning("picture worker died; restarting the pool", extra={"kind": kind, "attempt": attempt})
-                self._discard()
+                self._discard(executor)
                 if attempt == 2:
                     FAILURES.labels(kind, "worker_died").inc()
                     raise PictureError("the picture worker died") from None
                 continue
             except TimeoutError:
                 log.warning("picture timed out; restarting the pool", extra={"kind": kind, "seconds": self.timeout_s})
-                self._discard()  # the stuck render would hold its worker: replace it
+                self._discard(executor)  # the stuck render would hold its worker: replace it
                 FAILURES.labels(kind, "timeout").inc()
                 raise PictureError(f"drawing took longer than {self.timeout_s:g} s") from None
             except Exception as error:
@@ -107,8 +121,12 @@ class PicturePool:
         self.start()
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
 
-    def _discard(self) -> None:
-        executor, self._executor = self._executor, None
+    def _discard(self, executor: ProcessPoolExecutor) -> None:
+        """Replace `executor`, unless it has been replaced already (a render that failed with
+        an old pool must not discard the new one the others have moved to)."""
+        if executor is not self._executor:
+            return
+        self._executor = None
         self._warm = None
         if executor is None:
             return
@@ -120,6 +138,7 @@ class PicturePool:
 
     async def close(self) -> None:
         """Stop the workers (a render in progress finishes first)."""
+        self._closed = True
         executor, self._executor = self._executor, None
         if self._warm is not None:
             self._warm.cancel()

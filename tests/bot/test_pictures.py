@@ -2,7 +2,8 @@
 tiles and calendar cells counted, not pixels), and a PNG that opens at the expected size —
 for an empty history, a single answer and a year of it. Names in any script draw without
 boxes or missing-glyph warnings. Then the worker pool: warm start, render, a timeout and a
-dead worker cost one picture, and shutdown leaves no process behind."""
+dead worker cost one picture (not the ones waiting behind it), and shutdown leaves no process
+behind."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import io
 import logging
 import os
 import re
+import time
 import warnings
 from collections import Counter
 from datetime import date, timedelta
@@ -216,6 +218,13 @@ class Dies:
         return (os._exit, (3,))
 
 
+class Stuck:
+    """Unpickling this in a worker holds the worker for a minute, as a stuck render would."""
+
+    def __reduce__(self):
+        return (time.sleep, (60,))
+
+
 async def test_pool_starts_warm_renders_in_a_lower_priority_process_and_shuts_down_cleanly():
     pool = PicturePool(1, timeout_s=30)
     pool.start()
@@ -244,6 +253,26 @@ async def test_a_timeout_or_a_dead_worker_costs_one_picture_and_the_pool_recover
         assert await pool.render(data.week_empty()), "a new worker draws the next picture"
         with pytest.raises(PictureError, match="no picture for"):
             await pool.render(timedelta(days=1))
+    finally:
+        await pool.close()
+
+
+async def test_renders_waiting_behind_a_stuck_one_are_drawn_by_the_new_pool():
+    """Five members ask for /stats at once and the first render sticks: its timeout discards
+    the pool, and the renders still queued in it go to the new pool instead of being lost."""
+    pool = PicturePool(1, timeout_s=2)
+    try:
+        await pool.ready()
+        stuck = asyncio.ensure_future(pool.render(Stuck()))
+        await asyncio.sleep(0)  # it has started waiting, with the 2 s timeout
+        pool.timeout_s = 120
+        queued = [asyncio.ensure_future(pool.render(d)) for d in (data.stats_single(), data.map_data(),
+                                                                  data.week_empty(), data.stats_empty())]
+        with pytest.raises(PictureError, match="longer than"):
+            await stuck
+        pngs = await asyncio.gather(*queued, return_exceptions=True)
+        assert [type(png) for png in pngs] == [bytes] * 4, pngs  # no picture cancelled or refused
+        assert [Image.open(io.BytesIO(png)).size[0] for png in pngs] == [1200] * 4
     finally:
         await pool.close()
 

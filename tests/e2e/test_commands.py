@@ -12,14 +12,16 @@ async def run(fake, user, guild, name, **kwargs):
 
 
 async def answer_one_wrong(fake, user, guild, bot):
-    """Start a quiz and answer its first question wrongly; returns the quiz message."""
+    """Start a quiz and answer its first question wrongly; returns the quiz's session id and
+    the missed question's id."""
     message = await run(fake, user, guild, "quiz", options={"count": 5})
     session = int(button(message, "A")["custom_id"].split(":")[1])
     state = await bot.services.coach.quiz.get_session(session)
     question = bot.services.catalog.questions[state.question.question_id]
     right = state.question.options.index(question.options[question.answer])
     wrong = "ABCD"[(right + 1) % 4]
-    return await fake.reply(await fake.click(user, message, button(message, wrong)["custom_id"]))
+    await fake.reply(await fake.click(user, message, button(message, wrong)["custom_id"]))
+    return session, question.id
 
 
 async def test_bite_help_and_settings(harness, fake):
@@ -43,7 +45,7 @@ async def test_bite_help_and_settings(harness, fake):
     assert "unknown timezone" in refused["content"]
 
 
-async def test_leaderboard_and_review(harness, fake):
+async def test_leaderboard(harness, fake):
     bot = await harness.start()
     guild, alice, bob = fake.add_guild(), fake.add_user("alice"), fake.add_user("bob")
     assert "No XP earned" in (await run(fake, alice, guild, "leaderboard", options={"period": "week"}))["content"]
@@ -58,8 +60,31 @@ async def test_leaderboard_and_review(harness, fake):
     assert f"<@{alice['id']}> — 10 XP" in board["embeds"][0]["description"]
     assert not board["flags"] & 64, "the leaderboard is shared with the channel"
 
-    nothing = await run(fake, bob, guild, "review")
-    assert "already have a quiz running" in str(nothing["embeds"]) or "Nothing is due" in nothing["content"]
+
+async def test_review_offers_exactly_the_questions_that_are_due(harness, fake):
+    clock = Clock(datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc))
+    bot = await harness.start(clock=clock)
+    guild, user = fake.add_guild(), fake.add_user("user")
+    fresh = await run(fake, user, guild, "review")
+    assert "Nothing is due" in fresh["content"] and not fresh["embeds"], "nothing answered, nothing due"
+
+    quiz, missed = await answer_one_wrong(fake, user, guild, bot)
+    running = await run(fake, user, guild, "review")
+    assert "already have a quiz running" in running["embeds"][0]["footer"]["text"], "nothing due: the quiz resumes"
+    assert int(button(running, "A")["custom_id"].split(":")[1]) == quiz, "the same quiz, no new one"
+
+    stopped = await fake.reply(await fake.click(user, running, button(running, "Stop")["custom_id"]))
+    assert stopped["embeds"][0]["title"] == "Quiz stopped"
+    clock.moment += timedelta(hours=11)  # 23:00 the same day: the miss is due tomorrow, not yet
+    today = await run(fake, user, guild, "review")
+    assert "Nothing is due" in today["content"] and not today["embeds"]
+
+    clock.moment += timedelta(days=1)  # 23:00 the next day
+    due = await run(fake, user, guild, "review")
+    session = int(button(due, "A")["custom_id"].split(":")[1])
+    state = await bot.services.coach.quiz.get_session(session)
+    assert state.kind == "review" and state.question.question_id == missed and state.question.total == 1
+    assert due["embeds"][0]["title"].startswith("Review · 1/1 · ")
 
 
 async def test_a_deferred_leaderboard_is_still_shared_with_the_channel(harness, fake, monkeypatch):

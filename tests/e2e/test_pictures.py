@@ -63,7 +63,10 @@ async def test_stats_sends_the_picture_beside_the_text_with_a_description(harnes
 async def test_stats_view_map_shows_every_bite_and_what_to_study_next(harness, fake):
     bot = await harness.start()
     guild, user = fake.add_guild(), fake.add_user("ada")
-    await answer_first(fake, bot, user, guild, right=False)
+    _, answered = await answer_first(fake, bot, user, guild, right=False)
+    shown = await fake.reply(await fake.click(user, answered, button(answered, "Next")["custom_id"]))
+    stopped = await fake.reply(await fake.click(user, shown, button(shown, "Stop")["custom_id"]))
+    assert stopped["embeds"][0]["title"] == "Quiz stopped", "no quiz running: the map's quiz button starts one"
     reply = await run(fake, user, guild, "stats", options={"view": "map"})
     embed = reply["embeds"][0]
     assert embed["title"] == "Bite map · Inference (test track)"
@@ -72,8 +75,10 @@ async def test_stats_view_map_shows_every_bite_and_what_to_study_next(harness, f
     assert attachment["width"] == 1200 and "3 bites" in attachment["description"]
     labels = [b["label"] for b in buttons(reply)]
     assert labels[0].startswith("Read: ") and "Quiz me on it" in labels
+    study_next = labels[0].removeprefix("Read: ")
     quiz = await fake.reply(await fake.click(user, reply, button(reply, "Quiz me on it")["custom_id"]))
-    assert quiz["embeds"][0]["title"].startswith(("Quiz · 1/", "Quiz · 2/")) or "already have a quiz" in str(quiz)
+    title = quiz["embeds"][0]["title"]
+    assert title.startswith("Quiz · 1/") and title.endswith(f" · {study_next}"), "a new quiz on that bite"
 
 
 async def test_the_weekly_picture_goes_with_the_post_on_the_servers_first_day(harness, fake):

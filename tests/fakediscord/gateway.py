@@ -6,9 +6,11 @@ An IDENTIFY names its shard as `[shard_id, shard_count]` (none means `[0, 1]`). 
 ids are equal modulo `max_concurrency` share a bucket, and a bucket takes one IDENTIFY per
 `identify_window_s` (Discord: 5 s): a faster one is answered with op 9, Invalid Session, as
 Discord does, and recorded. A guild's events go to the sessions of shard
-`(guild_id >> 22) % shard_count`; direct-message events to shard 0. A second live session
-on a shard is allowed (Discord allows it too) but recorded in `overlaps`: the bot's leases
-exist so that it never happens.
+`(guild_id >> 22) % shard_count`; direct-message events to shard 0. An event for a shard no
+session serves is recorded in `dropped`; one written to a session whose client just died (its
+connection reset under the write) is recorded in `lost` and not counted as delivered. A second
+live session on a shard is allowed (Discord allows it too) but recorded in `overlaps`: the
+bot's leases exist so that it never happens.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class Gateway:
     identifies: list[IdentifyRecord] = field(default_factory=list)
     overlaps: list[tuple[int, int]] = field(default_factory=list)  # (shard, count) served twice at once
     dropped: list[tuple[str, int | None]] = field(default_factory=list)  # (event, guild) no session could take
+    lost: list[tuple[str, int | None, int]] = field(default_factory=list)  # (event, guild, shard) sent to a dead client
     _resumable: dict = field(default_factory=dict)  # session id -> Session
     _seq: int = 0
     _pending: list = field(default_factory=list)  # (event, data) for guilds joined while connected
@@ -95,21 +98,23 @@ class Gateway:
         return int(data["guild_id"]) if data.get("guild_id") else None
 
     async def dispatch(self, event: str, data: dict) -> int:
-        """Send an event to the sessions of its shard; returns how many got it."""
+        """Send an event to the sessions of its shard; returns how many got it (a session whose
+        client died as the event was written did not: the event is in `lost`)."""
         pending, self._pending = self._pending, []
-        delivered = 0
         for name, payload in [*pending, (event, data)]:
             guild_id = self._guild_of(name, payload)
             frame = json.dumps({"op": 0, "t": name, "s": self._next_seq(), "d": payload})
             targets = [s for s in list(self.sessions.values()) if s.serves(guild_id) and not s.ws.closed]
+            delivered = 0
             for session in targets:
                 try:
                     await session.ws.send_str(frame)
                 except ConnectionResetError:  # that client just died (a SIGKILLed bot): the event is lost with it
-                    pass
+                    self.lost.append((name, guild_id, session.shard_id))
+                else:
+                    delivered += 1
             if not targets:
                 self.dropped.append((name, guild_id))
-            delivered = len(targets)
         return delivered
 
     def guild_joined(self, guild: dict) -> None:

@@ -70,7 +70,7 @@ class InteractionRecord:
     landed: list[float] = field(default_factory=list)  # when each edit or followup was accepted
     original_message_id: int | None = None
     modal: dict | None = None
-    delivered: bool = True  # False: no gateway session served its shard, so no bot ever saw it
+    delivered: bool = True  # False: no live gateway session served its shard (or the one that did died as it was sent)
 
     @property
     def id(self) -> str:

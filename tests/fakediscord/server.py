@@ -301,7 +301,8 @@ class FakeDiscord(UserMessages):
     # ----- interactions pushed to the bot -----
     async def push(self, payload: dict) -> InteractionRecord:
         """Deliver an interaction on its guild's shard (a DM's on shard 0). With no session
-        there, nobody gets it: the user sees "This interaction failed" (`record.delivered`)."""
+        there, or only one whose client died as it was sent, nobody gets it: the user sees
+        "This interaction failed" (`record.delivered`)."""
         record = InteractionRecord(payload=payload, dispatched_at=self.now())
         self.interactions[payload["id"]] = record
         self._by_token[record.token] = record

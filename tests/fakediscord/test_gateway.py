@@ -98,6 +98,36 @@ async def test_each_guild_and_its_interactions_reach_only_their_shard(http):
         await fake.stop()
 
 
+async def test_an_event_written_as_its_client_dies_is_lost_not_delivered(http):
+    """A SIGKILLed bot's connection resets under the fake's write: that session did not get the
+    event, and an interaction no other session got is not delivered (the user sees it fail)."""
+    fake = await start(identify_window_s=0.05)
+    try:
+        guild, user = fake.add_guild(), fake.add_user("u")
+        first, _ = await identify(http, fake, [0, 1])
+        await asyncio.sleep(0.1)
+        second, _ = await identify(http, fake, [0, 1])  # two sessions on shard 0 (an overlap, allowed)
+        await first.events_until_quiet()
+        await second.events_until_quiet()
+        dying, living = fake.gateway.sessions_on(0)
+
+        # The connection is reset; the fake's reader has not noticed yet (no await in between).
+        dying.ws._writer.transport.abort()
+        half = await fake.slash(user, "ping", guild=guild)
+        assert half.delivered, "the other session got it"
+        assert fake.gateway.lost == [("INTERACTION_CREATE", int(guild["id"]), 0)]
+        got = [d["id"] for t, d in await second.events_until_quiet() if t == "INTERACTION_CREATE"]
+        assert got == [half.id]
+
+        living.ws._writer.transport.abort()
+        gone = await fake.slash(user, "ping", guild=guild)
+        assert not gone.delivered, "written to a dead client only: nobody got it"
+        assert fake.gateway.lost[1:] == [("INTERACTION_CREATE", int(guild["id"]), 0)]
+        assert fake.gateway.dropped == [], "a session was there to take it: lost, not dropped"
+    finally:
+        await fake.stop()
+
+
 async def test_identifies_faster_than_the_bucket_allows_get_invalid_session(http):
     fake = await start(shard_count=4, max_concurrency=2, identify_window_s=0.5)
     try:

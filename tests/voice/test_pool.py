@@ -43,7 +43,11 @@ async def test_a_burst_beyond_the_queue_is_refused_politely_and_the_rest_complet
 
 
 async def test_the_event_loop_keeps_ticking_while_workers_transcribe(pool):
-    """Quiz clicks are handled on the bot's event loop: a transcription must not stall it."""
+    """Quiz clicks are handled on the bot's event loop: a transcription must not stall it.
+
+    No absolute bound (a loaded machine stalls any loop now and then): a transcription run on
+    the loop would stall it for the whole job, so the longest stall is compared with the job."""
+    started = time.perf_counter()
     job = asyncio.ensure_future(pool.transcribe(audio("kv_cache.ogg"), ["KV cache"]))
     worst, ticks = 0.0, 0
     while not job.done():
@@ -51,8 +55,9 @@ async def test_the_event_loop_keeps_ticking_while_workers_transcribe(pool):
         await asyncio.sleep(0.01)
         worst = max(worst, time.perf_counter() - before)
         ticks += 1
+    took = time.perf_counter() - started
     assert "cache" in (await job).text.lower()
-    assert ticks > 20 and worst < 1.0
+    assert ticks > 20 and worst < took / 3, (ticks, worst, took)
 
 
 async def test_errors_come_back_typed_and_size_is_checked_before_the_worker(pool):
