@@ -3,8 +3,9 @@ pick the bite -> clean -> verdicts from a judge -> score in code -> feedback, mo
 and follow-up -> optionally store.
 
 The judge: the LLM when one is configured and answers (its verdicts verified against the
-answer); otherwise the trained CPU judge (coach.grading.point_judge, `grader: "trained"`);
-the embedding judge only when the key-point model cannot be loaded. The injection net
+answer); otherwise the CPU judge the settings name (`CPU_JUDGE`): the embedding judge
+(`grader: "embedding"`, the default) or the trained key-point judge (coach.grading.point_judge,
+`grader: "trained"`; the embedding judge answers if its model cannot be loaded). The injection net
 (coach.grading.injection) runs on every answer; how its verdict combines with each judge's
 is said there."""
 
