@@ -12,7 +12,9 @@ Judges: the embedding grader; the LLM grader at `--base-url`; a reference judge'
 replayed from `--reference` (a capable model that read the exact `LLMJudge.messages`;
 labelled "reference judge, not shipped") through the shipped `verify` and score function.
 
-The test split is read only here, and every read appends date, commit, command and
+Figures from the test split come only from here (tests/grading/test_eval_set.py and
+tests/retrieval/test_topics.py read it for its hash, form and bite coverage, never a figure),
+and every read appends date, commit, command and
 figures to docs/bench/grading_test_log.md. Nothing is chosen after reading test.
 """
 
