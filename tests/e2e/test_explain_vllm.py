@@ -5,6 +5,7 @@ and reached the member whole, not what it scored)."""
 import pytest
 
 from tests.e2e.test_explain import GOOD_ANSWER
+from tests.fakediscord.records import RESPONSE_DEFER
 from tests.fixtures.vllm import SETUP_TIMEOUT_S
 
 pytestmark = [pytest.mark.vllm, pytest.mark.timeout(SETUP_TIMEOUT_S)]
@@ -14,7 +15,7 @@ async def test_explain_is_graded_through_the_local_vllm(harness, fake, vllm_serv
     await harness.start(llm_base_url=vllm_server, llm_timeout_s=600.0, llm_max_retries=0)
     guild, carol = fake.add_guild(), fake.add_user("carol")
     record = await fake.submit(carol, "m:kv-cache", {"answer": GOOD_ANSWER}, guild=guild)
-    assert record.first_response_latency < 3.0, "grading is deferred at once"
+    assert await record.acknowledged() == RESPONSE_DEFER and record.first_response_latency < 3.0, "deferred at once"
     reply = await fake.reply(record, timeout=600.0)
     embed = reply["embeds"][0]
     assert embed["title"].startswith("Score ") and "Graded against **The KV cache**" in embed["description"]
