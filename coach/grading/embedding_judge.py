@@ -153,9 +153,10 @@ class EmbeddingJudge:
         ]
         return max(contrasts, default=-1.0)  # no unit: no evidence of the mistake
 
-    def judge(self, bite: Bite, answer: str) -> Verdicts:
+    def judge(self, bite: Bite, answer: str, net: injection.InjectionCheck | None = None) -> Verdicts:
+        """`net`: the injection net's reading of `answer`, when the caller has it already."""
         sims = self.similarities(bite, answer)
-        verdicts = decide(bite, sims, self.thresholds, net=injection.check(answer))
+        verdicts = decide(bite, sims, self.thresholds, net=net if net is not None else injection.check(answer))
         # Evidence is the phrase that supports the point, and the answer's own span of it.
         phrases = iter(self._phrases([(kp.point, kp.evidence) for kp in verdicts.key_points if kp.evidence]))
         points = [

@@ -160,7 +160,7 @@ class Grader:
             verdicts = await self.point_judge.verdicts(bite, text)
             near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
             return verdicts.model_copy(update={"injection": injection.without_model(net, near)}), "trained"
-        return await asyncio.to_thread(self.embedding_judge.judge, bite, text), "embedding"
+        return await asyncio.to_thread(self.embedding_judge.judge, bite, text, net), "embedding"
 
     async def _explains(self, bite: Bite, text: str) -> tuple[Suggestion, ...]:
         """The bites an answer judged to explain another concept seems to be about (best first)."""
