@@ -73,11 +73,12 @@ async def run(args, rows: list[dict]) -> tuple[dict[str, dict], dict[str, dict]]
     reports, verdicts, kinds = {}, {}, {}
     for name, url in judges:
         chosen = rows
-        async with open_grader(settings, catalog=catalog, topics=topics, llm_url=None if url == "replay" else url) as grader:
+        async with open_grader(settings, catalog=catalog, topics=topics, llm_url=None if url == "replay" else url,
+                               trust_llm=True) as grader:
             if name == "embedding":
                 grader.point_judge = None  # the embedding judge, side by side
             if url == "replay":
-                grader.llm_judge = ReplayJudge.from_file(args.reference, rows)
+                grader.trust_llm(ReplayJudge.from_file(args.reference, rows))
             elif url is not None and args.llm_sample and args.llm_sample < len(rows):
                 step = len(rows) / args.llm_sample  # CPU vLLM is slow: an evenly spaced sample
                 chosen = [rows[int(i * step)] for i in range(args.llm_sample)]

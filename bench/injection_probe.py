@@ -43,7 +43,8 @@ async def run(rows: list[dict], reference: str | None) -> dict[str, list]:
         point_judge = grader.point_judge
         for name in judges:
             grader.point_judge = None if name == "embedding" else point_judge
-            grader.llm_judge = ReplayJudge.from_file(reference, rows) if name.startswith("reference") else None
+            if name.startswith("reference"):
+                grader.trust_llm(ReplayJudge.from_file(reference, rows))
             results[name] = [await grader.grade(row["answer"], row["bite_id"]) for row in rows]
     return results
 

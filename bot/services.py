@@ -49,6 +49,7 @@ class Services:
     _topics: "TopicFinder | None" = None
     _grader: "Grader | None" = None
     _grader_error: str | None = None
+    _qualifying: "asyncio.Task | None" = None  # keeps the served LLM's qualification (coach.grading.qualifier)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self):
@@ -85,11 +86,27 @@ class Services:
                     try:
                         self._grader = await asyncio.to_thread(_load_grader, self.settings, self.catalog, topics,
                                                                self.llm)
+                        self._start_qualifying()
                     except ImportError as error:
                         self._grader_error = f"grading pipeline not installed: {error}"
                         log.warning("grader unavailable", extra={"reason": self._grader_error})
                         return None
         return self._grader
+
+    def _start_qualifying(self) -> None:
+        """The served model grades members only once it qualifies; until then the CPU judge does."""
+        if self._grader.llm_judge is None:
+            return
+        from coach.grading.qualifier import Qualifier
+
+        qualifier = Qualifier(self._grader, self.store, concurrency=self.settings.llm_max_concurrency)
+        self._qualifying = asyncio.create_task(qualifier.watch())
+
+    def llm_status(self) -> dict:
+        """The served LLM's qualification for /healthz: state, figures of both judges, reasons."""
+        if self._grader is None:
+            return {"state": "qualifying" if self.llm is not None else "off"}
+        return self._grader.llm_status.summary()
 
     async def warm_up(self) -> None:
         """Load the models in the background at start so the first /explain is quick."""
@@ -107,6 +124,9 @@ class Services:
         return await self.store.purge_expired_state(now=self.clock())
 
     async def close(self) -> None:
+        if self._qualifying is not None:
+            self._qualifying.cancel()
+            await asyncio.gather(self._qualifying, return_exceptions=True)
         await self.pictures.close()
         await self.speech.close()
         if self._grader is not None:

@@ -17,10 +17,15 @@ Check = Callable[[], Awaitable[bool]]
 class Readiness:
     critical: dict[str, Check] = field(default_factory=dict)
     optional: dict[str, Check] = field(default_factory=dict)
+    details: dict[str, Callable[[], dict]] = field(default_factory=dict)  # reported as they are, never gating
     timeout_s: float = 2.0
 
     def register(self, name: str, check: Check, *, critical: bool = True) -> None:
         (self.critical if critical else self.optional)[name] = check
+
+    def describe(self, name: str, detail: Callable[[], dict]) -> None:
+        """Report `detail()` under `name` (e.g. the LLM judge's qualification and its figures)."""
+        self.details[name] = detail
 
     async def _run(self, check: Check) -> bool:
         try:
@@ -34,4 +39,5 @@ class Readiness:
         status = dict(zip(names, results))
         ready = all(status[n] for n in self.critical)
         degraded = [n for n in self.optional if not status[n]]
-        return {"ready": ready, "checks": status, "degraded": degraded}
+        return {"ready": ready, "checks": status, "degraded": degraded,
+                **{name: detail() for name, detail in self.details.items()}}

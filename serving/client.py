@@ -146,6 +146,17 @@ class LLMClient:
         self._needs_readiness_check = not self._ready
         return self._ready
 
+    async def served_model(self) -> dict | None:
+        """The `/v1/models` entry of the served name (vLLM lists its `root`, the weights it
+        loaded, and `max_model_len`), or None when the server does not answer or lists no such
+        name. Qualification keys its verdict by it."""
+        try:
+            reply = await self._client().get("/v1/models", timeout=self.readiness_timeout_s)
+            entries = reply.json().get("data", []) if reply.status_code == 200 else []
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        return next((entry for entry in entries if isinstance(entry, dict) and entry.get("id") == self.model), None)
+
     # --- calls -----------------------------------------------------------------------
 
     async def complete_json(

@@ -101,6 +101,8 @@ async def test_healthz_is_the_conjunction_of_critical_checks_and_reports_the_llm
 
     readiness.register("database", database)
     readiness.register("llm", llm, critical=False)
+    judge = {"state": "qualifying"}
+    readiness.describe("llm_judge", lambda: dict(judge))
     port = free_port()
     runner = await start_http(readiness, "127.0.0.1", port)
     try:
@@ -108,7 +110,12 @@ async def test_healthz_is_the_conjunction_of_critical_checks_and_reports_the_llm
             async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
                 body = await response.json()
                 assert response.status == 200
-                assert body["degraded"] == ["llm"]
+                assert body["degraded"] == ["llm"] and body["llm_judge"] == {"state": "qualifying"}
+            judge.update(state="disqualified", reasons=["QWK 0.1 below the floor 0.7"])
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
+                body = await response.json()
+                assert response.status == 200, "a disqualified LLM does not make the bot unready"
+                assert body["llm_judge"]["state"] == "disqualified" and body["llm_judge"]["reasons"]
             state["db"] = False
             async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
                 assert response.status == 503

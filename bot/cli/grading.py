@@ -1,4 +1,5 @@
-"""`coach grade` and `coach grader compare`: the grading pipeline on the command line."""
+"""`coach grade`, `coach grader compare` and `coach grader qualify`: the grading pipeline on the
+command line."""
 
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ async def _grade(args, settings) -> int:
 
     batch_lines = sys.stdin.read().splitlines() if args.answer == "-" else None
     async with open_grader(settings) as grader:
+        _say_why_not_llm(grader)
         if batch_lines is not None:
             return await _grade_batch(grader, batch_lines, sys.stdout, settings.llm_max_concurrency)
         result = await grader.grade(args.answer, args.bite)
@@ -70,6 +72,13 @@ async def _grade(args, settings) -> int:
         return 2
     print(json.dumps(result.to_json(), ensure_ascii=False) if args.json else grade_text(result))
     return 0
+
+
+def _say_why_not_llm(grader) -> None:
+    status = grader.llm_status
+    if grader.llm_judge is not None and not status.serves:
+        why = "; ".join(status.reasons) or status.state
+        print(f"coach grade: the LLM is {status.state} ({why}); the CPU judge grades", file=sys.stderr)
 
 
 def grade_command(args) -> int:
@@ -125,7 +134,7 @@ async def _compare(args, settings) -> dict:
     topics = TopicFinder.from_settings(settings, catalog)  # one model load for both graders
     results = {}
     for role, url in (("baseline", args.baseline), ("candidate", args.candidate)):
-        async with open_grader(settings, catalog=catalog, topics=topics, llm_url=url) as grader:
+        async with open_grader(settings, catalog=catalog, topics=topics, llm_url=url, trust_llm=True) as grader:
             results[role], _ = await grade_rows(grader, rows, concurrency=settings.llm_max_concurrency)
     report = {
         "baseline": args.baseline or "embedding",
@@ -165,3 +174,39 @@ def compare_command(args) -> int:
     else:
         _print_compare(report)
     return 0
+
+
+# --- coach grader qualify ----------------------------------------------------------------
+
+
+async def _qualify(args, settings):
+    from coach.grading import qualification
+    from coach.grading.qualifier import key_for, save
+    from coach.grading.runtime import open_grader
+    from coach.store import Store
+
+    url = args.base_url or settings.llm_base_url
+    async with open_grader(settings, llm_url=url, trust_llm=True) as grader:
+        key = await key_for(grader)
+        if key is None:
+            raise ValueError(f"{url} does not serve a model named {settings.llm_model!r} (LLM_MODEL)")
+        result = await qualification.run(grader, concurrency=settings.llm_max_concurrency,
+                                         stop_early=not args.all, model=key.model_id)
+    if settings.sqlite_path is not None:
+        settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+    async with Store(settings.database_url) as store:  # the bot reads it from here: no second run
+        await store.upgrade()
+        await save(store, key, result)
+    return result
+
+
+def qualify_command(args) -> int:
+    from coach.grading.qualification import table
+
+    try:
+        result = asyncio.run(_qualify(args, load_settings()))
+    except ValueError as error:
+        print(f"coach grader qualify: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.summary(), ensure_ascii=False) if args.json else table(result))
+    return 0 if result.serves else 1

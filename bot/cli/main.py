@@ -19,6 +19,7 @@ HANDLERS = {
     "transcribe": "bot.cli.voice:transcribe_command",
     "grader compare": "bot.cli.grading:compare_command",
     "grader fit": "bot.cli.fit:fit_command",
+    "grader qualify": "bot.cli.grading:qualify_command",
     "grader train": "bot.cli.fit:train_command",
     "llm serve": "bot.cli.llm:serve_command",
     "db upgrade": "bot.cli.db:upgrade_command",
@@ -70,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--stored", action="store_true", help="also re-grade stored attempts that kept their text")
     compare.add_argument("--limit", type=int, default=None, help="only the first N eval answers (a quick check)")
     compare.add_argument("--json", action="store_true")
+    qualify = grader.add_parser("qualify", help="qualify the served LLM against the CPU judge (stored for the bot)")
+    qualify.add_argument("--base-url", default=None, help="the LLM server (default: LLM_BASE_URL)")
+    qualify.add_argument("--all", action="store_true", help="judge every answer (default: stop once it cannot pass)")
+    qualify.add_argument("--json", action="store_true")
     fit = grader.add_parser("fit", help="fit the graders' numbers on dev into the shipped artifact")
     fit.add_argument("--dev", default=str(DEFAULT_DEV), help="the dev split (never test)")
     fit.add_argument("--out", default=None, help="where to write (default: the packaged artifact)")

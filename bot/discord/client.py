@@ -228,4 +228,5 @@ def readiness_for(bot: CoachBot, services) -> Readiness:
     readiness.register("discord", gateway)
     readiness.register("models", models, critical=False)
     readiness.register("llm", llm, critical=False)
+    readiness.describe("llm_judge", services.llm_status)
     return readiness

@@ -4,6 +4,7 @@ checked against the answer; a verdict whose quote is not there counts as missing
 from __future__ import annotations
 
 import hashlib
+import json
 from functools import lru_cache
 from typing import Literal
 
@@ -82,6 +83,10 @@ class LLMJudge:
         self._layout = (layout_factory or PromptLayout)(STATIC_PREFIX)
         prompt_id = hashlib.sha256(STATIC_PREFIX.encode()).hexdigest()[:8]
         self.version = f"{getattr(client, 'model', 'llm')}:{prompt_id}"  # stored with each attempt
+        # What qualification is keyed by: the instructions, the answer schema and the output cap
+        # (a cap too small for the verdict is as disqualifying as a bad prompt).
+        shape = [STATIC_PREFIX, verdict_schema(5).model_json_schema(), max_tokens]
+        self.prompt_hash = hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:16]
 
     def messages(self, bite: Bite, answer: str) -> list[dict]:
         return self._layout.messages(bite_context(bite), fenced_answer(answer, new_fence(answer)))

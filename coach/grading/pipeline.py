@@ -2,7 +2,8 @@
 pick the bite -> clean -> verdicts from a judge -> score in code -> feedback, model answer
 and follow-up -> optionally store.
 
-The judge: the LLM when one is configured and answers (its verdicts verified against the
+The judge: the LLM when one is configured, has qualified (coach.grading.qualification: until
+then `llm_status` keeps its grades from members) and answers (its verdicts verified against the
 answer); otherwise the CPU judge the settings name (`CPU_JUDGE`): the embedding judge
 (`grader: "embedding"`, the default) or the trained key-point judge (coach.grading.point_judge,
 `grader: "trained"`; the embedding judge answers if its model cannot be loaded). The injection net
@@ -55,7 +56,12 @@ class Grader:
         fit: GraderFit,
         max_chars: int = 4000,
         point_judge=None,
+        llm_status=None,
     ):
+        """`llm_status`: the served model's `Qualification`; its grades reach members only once it
+        says qualified (default: qualifying, so an unchecked model never grades anyone)."""
+        from coach.grading.qualification import Qualification
+
         self.catalog = catalog
         self.topics = topics
         self.embedding_judge = embedding_judge
@@ -63,6 +69,7 @@ class Grader:
         self.point_judge = point_judge
         self.fit = fit
         self.max_chars = max_chars
+        self.llm_status = llm_status or Qualification("qualifying" if llm_judge is not None else "off")
 
     @classmethod
     def from_settings(cls, settings, catalog: Catalog, topics, llm=None, fit: GraderFit | None = None) -> "Grader":
@@ -145,17 +152,44 @@ class Grader:
             grade = grade.model_copy(update={"alternatives": tuple(hits[1:])})
         return grade
 
+    async def judged(self, answer: str, bite_id: str, *, judge: str) -> Grade:
+        """`answer` graded against `bite_id` by one named judge, "llm" or "cpu", whatever the
+        LLM's qualification: what qualification compares. The LLM's errors propagate."""
+        bite, text = self.catalog.bites[bite_id], clean_answer(answer, self.max_chars).text
+        net = injection.check(text)
+        if judge == "llm":
+            return self._grade(bite, await self._llm_verdicts(bite, text, net), "llm", truncated=False)
+        verdicts, grader = await self._cpu_verdicts(bite, text, net)
+        return self._grade(bite, verdicts, grader, truncated=False)
+
+    def trust_llm(self, llm_judge=None) -> None:
+        """Grade with `llm_judge` (default: the one it has) without qualification: only for the
+        tools that measure a model (benchmarks, `coach grader compare`), never for members."""
+        from coach.grading.qualification import Qualification
+
+        self.llm_judge = llm_judge or self.llm_judge
+        self.llm_status = Qualification("qualified", "trusted for measurement")
+
+    @property
+    def cpu_label(self) -> str:
+        return "trained" if self.point_judge is not None else "embedding"
+
     async def _verdicts(self, bite: Bite, text: str) -> tuple[Verdicts, str]:
         net = injection.check(text)
-        if self.llm_judge is not None:
+        if self.llm_judge is not None and self.llm_status.serves:
             from serving.errors import LLMError
 
             try:
-                llm = await self.llm_judge.judge(bite, text)
+                return await self._llm_verdicts(bite, text, net), "llm"
             except LLMError as error:
                 log.warning("LLM grading failed (%s); falling back to the CPU grader", error)
-            else:
-                return llm.model_copy(update={"injection": injection.with_model(net, llm.injection)}), "llm"
+        return await self._cpu_verdicts(bite, text, net)
+
+    async def _llm_verdicts(self, bite: Bite, text: str, net) -> Verdicts:
+        llm = await self.llm_judge.judge(bite, text)
+        return llm.model_copy(update={"injection": injection.with_model(net, llm.injection)})
+
+    async def _cpu_verdicts(self, bite: Bite, text: str, net) -> tuple[Verdicts, str]:
         if self.point_judge is not None:
             verdicts = await self.point_judge.verdicts(bite, text)
             near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)

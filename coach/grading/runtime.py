@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
 from coach.grading.pipeline import Grader
+from coach.grading.qualification import Qualification
 
 _FROM_SETTINGS = "settings"
 
@@ -28,10 +29,12 @@ def llm_client(settings, base_url: str):
 
 @asynccontextmanager
 async def open_grader(
-    settings, *, catalog=None, topics=None, llm_url: str | None = _FROM_SETTINGS
+    settings, *, catalog=None, topics=None, llm_url: str | None = _FROM_SETTINGS, trust_llm: bool = False
 ) -> AsyncIterator[Grader]:
     """`llm_url`: the LLM's base URL, None for the embedding grader only, or (default) what
-    the settings say (`llm_base_url` when `llm_enabled`)."""
+    the settings say (`llm_base_url` when `llm_enabled`). The LLM grades only if the database
+    holds its qualification (`coach grader qualify`); `trust_llm` skips that for the tools that
+    measure the model itself (`coach grader compare`, `coach grader qualify`, benchmarks)."""
     from coach.topics import TopicFinder
     from content import default_catalog
 
@@ -46,6 +49,28 @@ async def open_grader(
     client = llm_client(settings, llm_url)
     await client.start()
     try:
-        yield Grader.from_settings(settings.model_copy(update={"llm_enabled": True}), catalog, topics, client)
+        grader = Grader.from_settings(settings.model_copy(update={"llm_enabled": True}), catalog, topics, client)
+        if trust_llm:
+            grader.trust_llm()
+        else:
+            grader.llm_status = await stored_status(settings, grader)
+        yield grader
     finally:
         await client.aclose()
+
+
+async def stored_status(settings, grader: Grader) -> Qualification:
+    """The qualification stored for what the grader's LLM serves now (a one-shot command runs
+    none: it would block the reply)."""
+    from coach.grading.qualifier import key_for, stored
+    from coach.store import Store
+
+    key = await key_for(grader)
+    if key is None:
+        return Qualification("qualifying", reasons=["the server does not list the configured model"])
+    if settings.sqlite_path is not None:
+        settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+    async with Store(settings.database_url) as store:
+        await store.upgrade()
+        found = await stored(store, key)
+    return found or Qualification("qualifying", key.model_id, ["not qualified yet: run `coach grader qualify`"])

@@ -252,6 +252,20 @@ class ExpiringStateRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class JudgeQualificationRow(Base):
+    """A served model's qualification (coach/grading/qualifier.py), one row per (served model,
+    prompt, rubric): a restart or a second process reads it instead of running it again, and a
+    changed model, prompt or catalog has no row yet, so it qualifies afresh."""
+
+    __tablename__ = "judge_qualifications"
+    model_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    prompt_hash: Mapped[str] = mapped_column(String(32), primary_key=True)
+    rubric_version: Mapped[str] = mapped_column(String(32), primary_key=True)
+    state: Mapped[str] = mapped_column(String(16))  # qualified | disqualified
+    result: Mapped[dict] = mapped_column(JSON)  # figures of both judges and the reasons
+    measured_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 # Every table that holds something about a user, with the column naming them; `forget` walks it.
 USER_OWNED = (
     (QuizAnswer, QuizAnswer.user_id),

@@ -49,9 +49,15 @@ def make_llm_client(base_url: str, **overrides) -> LLMClient:
     return LLMClient(base_url, "grader", **options)
 
 
-def make_grader(catalog, topics, judge, client=None, *, max_chars: int = 4000, max_tokens: int = 256) -> Grader:
+def make_grader(catalog, topics, judge, client=None, *, max_chars: int = 4000, max_tokens: int = 256,
+                trust_llm: bool = True) -> Grader:
+    """A grader over `catalog`; with a `client`, its LLM path is trusted without qualification
+    (these tests exercise the path itself) unless `trust_llm` is False."""
     llm = LLMJudge(client, max_tokens=max_tokens) if client is not None else None
-    return Grader(catalog, topics, judge, llm, fit=load_fit(), max_chars=max_chars)
+    grader = Grader(catalog, topics, judge, llm, fit=load_fit(), max_chars=max_chars)
+    if llm is not None and trust_llm:
+        grader.trust_llm()
+    return grader
 
 
 @pytest.fixture

@@ -172,3 +172,25 @@ def test_plain_text_rendering_shows_score_points_and_next_question():
     assert "cut to the length limit" in text and text.endswith("Next question: Why?")
     off = grade_text(OffTopic(suggestions=[Suggestion(bite_id="kv-cache", title="The KV cache", score=0.2)]))
     assert "Which one did you mean?" in off and "The KV cache (kv-cache)" in off
+
+
+def test_qualify_prints_both_judges_and_grade_keeps_the_cpu_judge(env, capsys):
+    """`coach grader qualify` against a model that hears nothing: the table, the verdict, exit 1;
+    `coach grade` then reads the stored verdict and grades with the CPU judge, saying why."""
+    with ThreadedFakeLLM() as model:
+        assert main(["grader", "qualify", "--base-url", model.base_url]) == 1
+        printed = capsys.readouterr().out
+        assert "| figure | served model (grader#" in printed and "| QWK |" in printed
+        assert "Verdict: **disqualified**" in printed and "2+ points from the gold" in printed
+        asked = model.count("/v1/chat/completions")
+
+        env.setenv("LLM_BASE_URL", model.base_url)
+        assert main(["grade", "--json", "--bite", "kv-cache", GOOD_KV_ANSWER]) == 0
+        captured = capsys.readouterr()
+        assert json.loads(captured.out)["grader"] == "embedding"
+        assert "the LLM is disqualified" in captured.err
+        assert model.count("/v1/chat/completions") == asked, "a disqualified model is not asked to grade"
+
+
+GOOD_KV_ANSWER = ("The KV cache keeps each layer's keys and values for the tokens already processed, so a decode "
+                  "step computes them only for the new token; the cost is memory that grows with context and batch.")

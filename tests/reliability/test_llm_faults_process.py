@@ -25,6 +25,29 @@ def healthy_verdict(answer: str, n_points: int) -> dict:
             "red_flag": "no", "red_flag_quote": "", "injection": False}
 
 
+async def qualified_in_advance(database_url: str, llm_url: str) -> None:
+    """Store a "qualified" verdict for the fake model, as an earlier run would have: this test is
+    about faults on the LLM path, which only a qualified model takes (tests/grading/test_qualification.py
+    covers qualification itself)."""
+    from types import SimpleNamespace
+
+    from coach.config import load_settings
+    from coach.grading.fit import load_fit
+    from coach.grading.llm_judge import LLMJudge
+    from coach.grading.qualification import Qualification
+    from coach.grading.qualifier import key_for, save
+    from coach.store import Store
+    from tests.grading.conftest import make_llm_client
+
+    async with make_llm_client(llm_url) as client:
+        judge = LLMJudge(client, max_tokens=load_settings(_env_file=None).llm_max_tokens)
+        key = await key_for(SimpleNamespace(llm_judge=judge, catalog=default_catalog(), fit=load_fit(),
+                                            cpu_label="embedding"))
+    async with Store(database_url) as store:
+        await store.upgrade()
+        await save(store, key, Qualification("qualified", key.model_id))
+
+
 @pytest.fixture
 async def llm():
     server = await FakeLLMServer().start()
@@ -52,6 +75,7 @@ async def test_explain_survives_every_llm_fault_and_the_breaker_recovers(fake, t
                     LLM_BREAKER_FAILURES="2", LLM_BREAKER_COOLDOWN_S=str(COOLDOWN_S), EXPLAIN_RATE_LIMIT="50")
     guild, user = fake.add_guild(), fake.add_user("grace")
     labels: dict[str, str] = {}
+    await qualified_in_advance(bots.env["DATABASE_URL"], llm.base_url)
     try:
         bot = await bots.start()
         await bots.models_loaded(bot)  # loading is the slow part of a first grading, not what is tested here

@@ -56,6 +56,15 @@ def ok(content: dict | str, finish_reason: str = "stop") -> Behaviour:
     return behave
 
 
+def answering(reply: Callable[[dict], dict]) -> Behaviour:
+    """A 200 whose content is `reply(request body)`: a server that reads what it was asked."""
+
+    async def behave(exchange: Exchange) -> None:
+        await exchange.respond(200, completion_body(json.dumps(reply(exchange.body or {}))))
+
+    return behave
+
+
 def status(code: int, message: str = "boom") -> Behaviour:
     async def behave(exchange: Exchange) -> None:
         await exchange.respond(code, json.dumps({"error": {"message": message}}).encode())
@@ -96,6 +105,7 @@ class FakeLLMServer:
     model: str = "grader"
     ready: bool = True
     models: list[str] | None = None  # None: list `model`
+    root: str | None = None  # the weights vLLM says it loaded, listed with each model when set
     default: Behaviour = field(default_factory=lambda: ok({"status": "covered"}))
     script: deque = field(default_factory=deque)
     paths: list[str] = field(default_factory=list)
@@ -158,7 +168,8 @@ class FakeLLMServer:
             await exchange.respond(200 if self.ready else 503, b"")
         elif exchange.path == "/v1/models":
             names = [self.model] if self.models is None else self.models
-            await exchange.respond(200, json.dumps({"object": "list", "data": [{"id": n} for n in names]}).encode())
+            entries = [{"id": n} | ({"root": self.root} if self.root else {}) for n in names]
+            await exchange.respond(200, json.dumps({"object": "list", "data": entries}).encode())
         elif exchange.path == "/v1/chat/completions":
             self.bodies.append(exchange.body or {})
             self.headers.append(exchange.headers)
