@@ -97,9 +97,10 @@ class Services:
         """The served model grades members only once it qualifies; until then the CPU judge does."""
         if self._grader.llm_judge is None:
             return
+        from coach.grading.qualification import CONCURRENCY
         from coach.grading.qualifier import Qualifier
 
-        qualifier = Qualifier(self._grader, self.store, concurrency=self.settings.llm_max_concurrency)
+        qualifier = Qualifier(self._grader, self.store, concurrency=min(CONCURRENCY, self.settings.llm_max_concurrency))
         self._qualifying = asyncio.create_task(qualifier.watch())
 
     def llm_status(self) -> dict:

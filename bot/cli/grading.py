@@ -190,7 +190,7 @@ async def _qualify(args, settings):
         key = await key_for(grader)
         if key is None:
             raise ValueError(f"{url} does not serve a model named {settings.llm_model!r} (LLM_MODEL)")
-        result = await qualification.run(grader, concurrency=settings.llm_max_concurrency,
+        result = await qualification.run(grader, concurrency=min(qualification.CONCURRENCY, settings.llm_max_concurrency),
                                          stop_early=not args.all, model=key.model_id)
     if settings.sqlite_path is not None:
         settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
@@ -201,11 +201,11 @@ async def _qualify(args, settings):
 
 
 def qualify_command(args) -> int:
-    from coach.grading.qualification import table
+    from coach.grading.qualification import Interrupted, table
 
     try:
         result = asyncio.run(_qualify(args, load_settings()))
-    except ValueError as error:
+    except (ValueError, Interrupted) as error:
         print(f"coach grader qualify: {error}", file=sys.stderr)
         return 2
     print(json.dumps(result.summary(), ensure_ascii=False) if args.json else table(result))

@@ -17,6 +17,7 @@ import asyncio
 import hashlib
 import json
 import logging
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -35,6 +36,8 @@ BAD_SHARE_MAX = 0.10  # graded 2+ points from the gold, or no usable verdict (cu
 QWK_FLOOR = 0.70  # below this, agreement with interviewers is no better than a coarse guess at the level.
 OFFSET_MAX = 0.50  # half a point lenient or harsh on average misleads every member the same way.
 HARD_LOW_FLOOR = 0.80  # a judge that lets a fifth of the fluent-but-wrong answers score 2+ teaches mistakes.
+
+CONCURRENCY = 4  # requests in flight while qualifying: enough for vLLM to batch, not a flood on a shared server
 
 State = Literal["off", "qualifying", "qualified", "disqualified"]
 
@@ -80,6 +83,7 @@ class Figures:
     hard_low: float | None  # share of buzzword lists, misconceptions and neighbours scored 0-1
     attempts_held: float | None  # share of injection attempts that earned nothing
     honest_flagged: int  # answers without an attempt called an injection
+    failed_by: dict[str, int] = field(default_factory=dict)  # why there was no verdict: timeout, bad_output...
 
     @property
     def bad(self) -> int:
@@ -104,6 +108,7 @@ def figures(judge: str, judged: list[Judged]) -> Figures:
         hard_low=round(sum(j.score <= 1 for j in hard) / len(hard), 3) if hard else None,
         attempts_held=round(sum(j.score == 0 for j in attempts) / len(attempts), 3) if attempts else None,
         honest_flagged=sum(j.injection for j in honest),
+        failed_by=dict(Counter(j.failure for j in judged if j.failure is not None)),
     )
 
 
@@ -158,16 +163,24 @@ class Qualification:
         return cls(**{k: value[k] for k in ("state", "model", "reasons", "llm", "cpu", "total") if k in value})
 
 
-async def run(grader, items: list[Item] | None = None, *, concurrency: int = 4, stop_early: bool = True,
+class Interrupted(RuntimeError):
+    """The server went away mid-run (unreachable, 5xx): no verdict; try again later."""
+
+
+async def run(grader, items: list[Item] | None = None, *, concurrency: int = CONCURRENCY, stop_early: bool = True,
               model: str = "") -> Qualification:
     """Judge every item with the served model and with the CPU judge (through `grader.judged`,
     the shipped prompt, `verify` and score function), then decide. With `stop_early` the model's
-    run stops as soon as it has spent its budget of bad answers: the verdict can no longer change."""
-    from serving.errors import LLMError
+    run stops as soon as it has spent its budget of bad answers: the verdict can no longer change.
+
+    A reply cut off, off schema, refused or too slow is the model's (or its serving's) failure
+    and counts against it; an outage is not a verdict on the model: the run is `Interrupted`."""
+    from serving.errors import LLMError, LLMServerError, LLMUnavailable
 
     items = items if items is not None else load_items()
     slots, stop = asyncio.Semaphore(concurrency), asyncio.Event()
     llm_judged: dict[str, Judged] = {}
+    outages: list[LLMError] = []
 
     async def by_llm(item: Item) -> None:
         async with slots:
@@ -175,14 +188,21 @@ async def run(grader, items: list[Item] | None = None, *, concurrency: int = 4, 
                 return
             try:
                 grade = await grader.judged(item.answer, item.bite_id, judge="llm")
+            except (LLMUnavailable, LLMServerError) as error:
+                if not stop.is_set():  # once the verdict is settled, a late outage changes nothing
+                    outages.append(error)
+                    stop.set()
+                return
             except LLMError as error:
-                llm_judged[item.id] = Judged(item, failure=type(error).__name__)
+                llm_judged[item.id] = Judged(item, failure=error.kind)
             else:
                 llm_judged[item.id] = Judged(item, grade.score, grade.injection)
             if stop_early and figures("llm", list(llm_judged.values())).bad > bad_allowed(len(items)):
                 stop.set()
 
     await asyncio.gather(*(by_llm(item) for item in items))
+    if outages:
+        raise Interrupted(f"the LLM server failed mid-qualification ({outages[0]}); no verdict stored")
     done = [item for item in items if item.id in llm_judged]
     cpu_judged = []
     for item in done:
@@ -196,17 +216,24 @@ async def run(grader, items: list[Item] | None = None, *, concurrency: int = 4, 
 
 
 FIGURE_ROWS = (
-    ("answers judged", "answers"), ("no usable verdict", "failures"), ("2+ points from gold", "far_off"),
+    ("answers judged", "answers"), ("no usable verdict", "failures"), ("why no verdict", "failed_by"),
+    ("2+ points from gold", "far_off"),
     ("QWK", "qwk"), ("mean offset", "offset"), ("hard kinds at 0-1", "hard_low"),
     ("injection attempts held", "attempts_held"), ("honest called injection", "honest_flagged"),
 )
+
+
+def shown(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{count} {kind}" for kind, count in value.items()) or "–"
+    return "–" if value is None else str(value)
 
 
 def table(result: Qualification) -> str:
     """The comparison as a Markdown table, with the verdict and its reasons."""
     llm, cpu = result.llm or {}, result.cpu or {}
     lines = [f"| figure | served model ({result.model}) | CPU judge ({cpu.get('judge', '')}) |", "|---|---|---|"]
-    lines += [f"| {label} | {llm.get(key, '')} | {cpu.get(key, '')} |" for label, key in FIGURE_ROWS]
+    lines += [f"| {label} | {shown(llm.get(key))} | {shown(cpu.get(key))} |" for label, key in FIGURE_ROWS]
     lines.append("")
     lines.append(f"Verdict: **{result.state}**" + (f" ({'; '.join(result.reasons)})" if result.reasons else ""))
     return "\n".join(lines)

@@ -99,7 +99,7 @@ def publish(status: Qualification) -> None:
 
 
 class Qualifier:
-    def __init__(self, grader, store, *, concurrency: int = 4, owner: str | None = None):
+    def __init__(self, grader, store, *, concurrency: int = qualification.CONCURRENCY, owner: str | None = None):
         self.grader = grader
         self.store = store
         self.concurrency = concurrency
@@ -140,6 +140,8 @@ class Qualifier:
                 await self.refresh()
             except asyncio.CancelledError:
                 raise
+            except qualification.Interrupted as error:
+                log.warning("%s; trying again in %s", error, every)
             except Exception:  # a failed check must not stop the bot; the CPU judge keeps grading
                 log.exception("LLM qualification failed; the CPU judge keeps grading")
             await asyncio.sleep(every.total_seconds())

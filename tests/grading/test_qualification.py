@@ -19,7 +19,7 @@ from coach.grading.qualification import Figures, decide, load_items
 from coach.grading.qualifier import Key, Qualifier, key_for
 from coach.store import Store
 from tests.grading.conftest import make_grader, make_llm_client
-from tests.serving.fake_llm import answering
+from tests.serving.fake_llm import answering, status
 
 REFERENCE = Path(__file__).parents[1] / "data" / "reference_judge" / "qualification.jsonl"
 DEV = Path(__file__).parents[1] / "data" / "grading_blind_dev.jsonl"
@@ -174,6 +174,17 @@ async def test_the_reference_judge_qualifies_and_the_verdict_outlives_a_restart(
     assert fake_llm.count("/v1/chat/completions") > asked
     assert result.state == restarted.llm_status.state == "disqualified"
     assert (await restarted.grade(STRONG, "kv-cache")).grader == "embedding"
+
+
+async def test_an_outage_mid_run_is_no_verdict(fake_llm, client, sqlite_store, shipped_catalog, shipped_topics,
+                                               embedding_judge):
+    fake_llm.default = answering(reference_replay())
+    fake_llm.then(*[answering(reference_replay())] * 3, status(503))
+    grader = untrusted(shipped_catalog, shipped_topics, embedding_judge, client)
+    with pytest.raises(qualification.Interrupted):
+        await Qualifier(grader, sqlite_store).refresh()
+    assert grader.llm_status.state == "qualifying", "an outage says nothing about the model"
+    assert await qualifier.stored(sqlite_store, await key_for(grader)) is None
 
 
 async def test_a_second_process_waits_for_the_running_qualification(monkeypatch, fake_llm, client, sqlite_store,
