@@ -22,7 +22,7 @@ BLIND = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_
 # (docs/bench/grading_test_log.md). None is read as test again. The first dev split was labelled
 # on the scale before issue #27 (a wrong point capped at 2) and is kept as design data.
 RETIRED = [DATA / "grading_blind_test_v1.jsonl", DATA / "grading_blind_test_v2.jsonl", DATA / "grading_blind_test_v3.jsonl",
-           DATA / "grading_blind_test_v4.jsonl", DATA / "grading_blind_test_v5.jsonl"]
+           DATA / "grading_blind_test_v4.jsonl", DATA / "grading_blind_test_v5.jsonl", DATA / "grading_blind_test_v6.jsonl"]
 OLD_DEV = DATA / "grading_blind_dev_v1.jsonl"
 PROBES = {"held out": DATA / "injection_probe_v4.jsonl", "development": DATA / "injection_probe_dev.jsonl"}
 KINDS = {"strong_short", "strong_thorough", "gap", "buzzword", "misconception", "neighbour", "mixed"}
