@@ -64,10 +64,10 @@ async def run(args, rows: list[dict]) -> tuple[dict[str, dict], dict[str, dict]]
     """End-to-end reports and verdict-vs-gold reports, per judge."""
     from bench.reference_judge import ReplayJudge
 
-    settings = load_settings(llm_timeout_s=args.timeout, llm_max_tokens=args.max_tokens, cpu_judge="trained")
+    settings = load_settings(llm_timeout_s=args.timeout, llm_max_tokens=args.max_tokens, cpu_judge="combined")
     catalog = default_catalog()
     topics = TopicFinder.from_settings(settings, catalog)
-    judges = [("trained", None), ("embedding", None)] + ([("llm", args.base_url)] if args.base_url else [])
+    judges = [("combined", None), ("trained", None), ("embedding", None)] + ([("llm", args.base_url)] if args.base_url else [])
     if args.reference:
         judges.append(("reference judge, not shipped", "replay"))
     reports, verdicts, kinds = {}, {}, {}
@@ -75,8 +75,10 @@ async def run(args, rows: list[dict]) -> tuple[dict[str, dict], dict[str, dict]]
         chosen = rows
         async with open_grader(settings, catalog=catalog, topics=topics, llm_url=None if url == "replay" else url,
                                trust_llm=True) as grader:
-            if name == "embedding":
-                grader.point_judge = None  # the embedding judge, side by side
+            if name in ("trained", "embedding"):  # the CPU judges side by side, one model load
+                grader.cpu_judge = "trained"
+                if name == "embedding":
+                    grader.point_judge = None
             if url == "replay":
                 grader.trust_llm(ReplayJudge.from_file(args.reference, rows))
             elif url is not None and args.llm_sample and args.llm_sample < len(rows):
@@ -90,7 +92,7 @@ async def run(args, rows: list[dict]) -> tuple[dict[str, dict], dict[str, dict]]
         reports[name] = report
         verdicts[name] = judge_vs_gold(chosen, results)
         kinds[name] = by_kind(chosen, results)
-        if name == "trained" and args.quotes:
+        if name == "combined" and args.quotes:
             write_quotes(chosen, results, Path(args.quotes))
         print(f"{name}: {report}", file=sys.stderr, flush=True)
     return reports, verdicts, kinds
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", default=None, help="a reference judge's verdicts (JSON Lines) to replay")
     parser.add_argument("--write-prompts", default=None, help="write the exact LLM prompts for the split and stop")
     parser.add_argument("--llm-sample", type=int, default=None, help="grade N evenly spaced answers with the LLM")
-    parser.add_argument("--quotes", default=None, help="write the trained judge's shown quotes (JSON Lines) here")
+    parser.add_argument("--quotes", default=None, help="write the combined judge's shown quotes (JSON Lines) here")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=640)
     parser.add_argument("--timeout", type=float, default=600.0, help="per LLM request, seconds (CPU vLLM is slow)")

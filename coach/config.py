@@ -81,9 +81,10 @@ class Settings(BaseSettings):
     explain_rate_limit: int = Field(5, ge=1, description="Gradings per user per window.")
     explain_rate_window_s: int = Field(300, ge=1, description="The rate-limit window in seconds.")
 
-    cpu_judge: Literal["embedding", "trained"] = Field(
-        "embedding", description="The judge without an LLM: the embedding judge, or the trained key-point judge "
-        "(measured weaker on the blind dev split so far: docs/grading.md)."
+    cpu_judge: Literal["embedding", "combined", "trained"] = Field(
+        "embedding", description="The judge without a qualified LLM: the embedding judge; the combined judge (the "
+        "embedding judge with the trained model's mechanism reading and its key points on short answers); or the "
+        "trained key-point judge alone (docs/grading.md has what each measured)."
     )
     grader_workers: int = Field(
         1, ge=0, le=8, description="Processes that run the trained CPU grader (each loads its model); 0 grades in-process."

@@ -18,7 +18,7 @@ def embedder_name(embedder) -> str:
 
 def fit_grader(catalog, embedder, dev_path: Path):
     """Fit on `dev_path` (never on test) and return the artifact, not yet saved."""
-    from coach.grading import calibration
+    from coach.grading import calibration, point_calibration
     from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds, idf_corpus
     from coach.grading.eval import load_eval_set
     from coach.grading.fit import build_fit
@@ -34,23 +34,45 @@ def fit_grader(catalog, embedder, dev_path: Path):
         "embedding_on_dev": calibration.summary(dev, thresholds, rule),
         "embedding_bite_held_out": calibration.cross_validate(dev, rule),
     }
-    point = None
+    point = combined = None
     if POINT_MODEL.exists():
-        point, figures["trained_on_dev"], figures["trained_bite_held_out"] = fit_point_judge(catalog, embedder, rows, rule)
-    return build_fit(catalog, dev_path, embedder_name(embedder), thresholds, rule, figures, point=point)
+        signals, point = fit_point_judge(catalog, embedder, rows, rule)
+        figures["trained_on_dev"] = point_calibration.summary(signals, point, rule)
+        figures["trained_bite_held_out"] = point_calibration.cross_validate(signals, rule)
+        combined, figures["combined_on_dev"], figures["combined_bite_held_out"] = fit_combined(
+            dev, thresholds, signals, point, rule)
+    return build_fit(catalog, dev_path, embedder_name(embedder), thresholds, rule, figures, point=point,
+                     combined=combined)
 
 
 def fit_point_judge(catalog, embedder, rows: list[dict], rule):
-    """The trained judge's thresholds on dev, with what they give there and with bites held out."""
+    """The trained model's readings of dev, and the trained judge's thresholds fitted on them."""
     from coach.grading import point_calibration
     from coach.grading.point_judge import PointJudge
     from coach.grading.point_model import PointModel
     from retrieval.text import split_sentences
 
     judge = PointJudge(PointModel(POINT_MODEL), split_sentences, thresholds=None, embedder=embedder)
-    dev = point_calibration.dev_signals(judge, catalog, rows)
-    point = point_calibration.fit(dev, rule)
-    return point, point_calibration.summary(dev, point, rule), point_calibration.cross_validate(dev, rule)
+    signals = point_calibration.dev_signals(judge, catalog, rows)
+    return signals, point_calibration.fit(signals, rule)
+
+
+def fit_combined(features, thresholds, signals, point, rule):
+    """The combined judge's cut-off on dev, with what it gives there and with bites held out."""
+    from coach.grading import combined_judge
+    from coach.grading.calibration import score_key
+
+    inputs = combined_judge.dev_inputs(features, thresholds, signals, point, rule)
+    level = combined_judge.fit_short_words(inputs, features.gold, score_key)
+    return ({"short_words": level}, figures_of(combined_judge.predict(**inputs, short_words=level), features.gold),
+            figures_of(combined_judge.cross_validate(inputs, features.gold, features.bites, score_key), features.gold))
+
+
+def figures_of(pred, gold) -> dict:
+    from coach.grading.eval import quadratic_weighted_kappa
+
+    return {"n": int(len(gold)), "qwk": round(quadratic_weighted_kappa(list(gold), list(pred)), 4),
+            "exact": round(float((pred == gold).mean()), 4), "mean_offset": round(float((pred - gold).mean()), 3)}
 
 
 def fit_command(args) -> int:
@@ -67,7 +89,8 @@ def fit_command(args) -> int:
         print(json.dumps(fit.model_dump(), ensure_ascii=False))
     else:
         print(f"wrote {out} (fit {fit.version}) from {args.dev}")
-        print(f"score rule: {fit.score}\nembedding thresholds: {fit.embedding}\ntrained judge thresholds: {fit.point}")
+        print(f"score rule: {fit.score}\nembedding thresholds: {fit.embedding}\ntrained judge thresholds: {fit.point}\n"
+              f"combined judge: {fit.combined}")
         for name, figures in fit.figures.items():
             print(f"{name}: {figures}")
     return 0

@@ -22,6 +22,8 @@ SCORE_WORDS = {4: "excellent", 3: "strong", 2: "partial", 1: "weak", 0: "not the
 # How far to trust each grader, as measured on answers written outside the project (docs/grading.md).
 GRADER_NOTES = {
     "llm": "Graded by the LLM grader.",
+    "combined": "Graded by the CPU grader (no LLM grader here): close to an interviewer's grade on most answers, "
+                "but it can be fooled by a fluent answer built on a misconception — use the coaching, not just the number.",
     "trained": "Graded by the CPU grader (no LLM grader here): close to an interviewer's grade on most answers, "
                "but it can miss a point said in unusual words — use the coaching, not just the number.",
     "embedding": "Graded by the fallback embedding grader (the LLM grader is unavailable right now) — "

@@ -52,7 +52,7 @@ def graded(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r.get("bite_id") is not None and r.get("score") is not None]
 
 
-def _key(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
+def score_key(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float, float]:
     """Kappa first, then the smallest mean offset, then exact agreement."""
     qwk = quadratic_weighted_kappa(list(gold), list(pred))
     return round(qwk, 4), -round(abs(float((pred - gold).mean())), 3), round(float((pred == gold).mean()), 4)
@@ -82,7 +82,7 @@ def fit_score_rule(rows: list[dict], catalog) -> tuple[ScoreRule, dict]:
         rule = ScoreRule(**fields)
         pred = gold_scores(rows, catalog, rule)
         distance = sum(abs(getattr(rule, f) - getattr(DESIGN_PRIOR, f)) for f in SCORE_GRID)
-        key = (*_key(pred, gold), -round(distance, 4))
+        key = (*score_key(pred, gold), -round(distance, 4))
         if best_key is None or key > best_key:
             best, best_key = rule, key
     return best, {"qwk": best_key[0], "mean_offset": -best_key[1], "exact": best_key[2], "n": len(rows)}
@@ -169,7 +169,7 @@ def fit_thresholds(f: Features, rule: ScoreRule) -> EmbeddingThresholds:
         if partial >= covered:
             continue
         t = EmbeddingThresholds(float(covered), float(partial), purpose, sure, possible)
-        key = _key(predict(f, t, rule), f.gold)
+        key = score_key(predict(f, t, rule), f.gold)
         if best_key is None or key > best_key:
             best, best_key = t, key
     return best
@@ -184,7 +184,7 @@ def cross_validate(f: Features, rule: ScoreRule, folds: int = 5) -> dict:
         held = np.array([b in held_bites for b in f.bites])
         t = fit_thresholds(f.subset(np.flatnonzero(~held)), rule)
         pred[held] = predict(f.subset(np.flatnonzero(held)), t, rule)
-    qwk, offset, exact = _key(pred, f.gold)
+    qwk, offset, exact = score_key(pred, f.gold)
     return {"qwk": qwk, "mean_offset": round(float((pred - f.gold).mean()), 3), "exact": exact}
 
 

@@ -43,6 +43,7 @@ class GraderFit(BaseModel):
     embedding: dict
     score: dict
     point: dict = {}  # the trained judge's thresholds (empty: no key-point model was fitted)
+    combined: dict = {}  # the combined judge's cut-off (coach.grading.combined_judge), with `point`
     figures: dict = {}  # what the fit measured on dev (reported, never read back)
 
     @property
@@ -52,6 +53,11 @@ class GraderFit(BaseModel):
     @property
     def thresholds(self) -> EmbeddingThresholds:
         return EmbeddingThresholds(**self.embedding)
+
+    @property
+    def short_words(self) -> int | None:
+        """Up to how many words the combined judge reads the key points with the trained model."""
+        return self.combined.get("short_words")
 
     @property
     def point_thresholds(self):
@@ -127,12 +133,13 @@ def save_fit(fit: GraderFit, path: Path = ARTIFACT) -> None:
 
 
 def build_fit(catalog, dev_path: Path, embedder_name: str, thresholds: EmbeddingThresholds, rule: ScoreRule,
-              figures: dict, point=None) -> GraderFit:
+              figures: dict, point=None, combined: dict | None = None) -> GraderFit:
     return GraderFit(
         fitted_on={"catalog": catalog_fingerprint(catalog), "dev": file_fingerprint(dev_path), "embedder": embedder_name,
                    "point_model": point_model_fingerprint() if point is not None else ""},
         embedding={k: round(float(v), 4) for k, v in asdict(thresholds).items()},
         score={k: round(float(v), 4) for k, v in asdict(rule).items()},
         point={k: round(float(v), 4) for k, v in asdict(point).items()} if point is not None else {},
+        combined=combined or {},
         figures=figures,
     )

@@ -5,8 +5,9 @@ and follow-up -> optionally store.
 The judge: the LLM when one is configured, has qualified (coach.grading.qualification: until
 then `llm_status` keeps its grades from members) and answers (its verdicts verified against the
 answer); otherwise the CPU judge the settings name (`CPU_JUDGE`): the embedding judge
-(`grader: "embedding"`, the default) or the trained key-point judge (coach.grading.point_judge,
-`grader: "trained"`; the embedding judge answers if its model cannot be loaded). The injection net
+(`grader: "embedding"`), the combined judge (coach.grading.combined_judge, `grader: "combined"`)
+or the trained key-point judge (coach.grading.point_judge, `grader: "trained"`); the embedding
+judge answers if the key-point model cannot be loaded. The injection net
 (coach.grading.injection) runs on every answer; how its verdict combines with each judge's
 is said there."""
 
@@ -57,9 +58,12 @@ class Grader:
         max_chars: int = 4000,
         point_judge=None,
         llm_status=None,
+        cpu_judge: str = "trained",
     ):
         """`llm_status`: the served model's `Qualification`; its grades reach members only once it
-        says qualified (default: qualifying, so an unchecked model never grades anyone)."""
+        says qualified (default: qualifying, so an unchecked model never grades anyone).
+        `cpu_judge`: how the trained model is used when `point_judge` is given: "trained" (its
+        verdicts) or "combined" (coach.grading.combined_judge); without it the embedding judge."""
         from coach.grading.qualification import Qualification
 
         self.catalog = catalog
@@ -67,6 +71,7 @@ class Grader:
         self.embedding_judge = embedding_judge
         self.llm_judge = llm_judge
         self.point_judge = point_judge
+        self.cpu_judge = cpu_judge
         self.fit = fit
         self.max_chars = max_chars
         self.llm_status = llm_status or Qualification("qualifying" if llm_judge is not None else "off")
@@ -81,9 +86,10 @@ class Grader:
         fit = fit or load_fit()
         embedding_judge = EmbeddingJudge(topics.embedder, split_sentences, fit.thresholds, idf_corpus(catalog))
         llm_judge = LLMJudge(llm, max_tokens=settings.llm_max_tokens) if llm is not None and settings.llm_enabled else None
+        uses_model = settings.cpu_judge != "embedding"
         return cls(catalog, topics, embedding_judge, llm_judge, fit=fit, max_chars=settings.answer_max_chars,
                    point_judge=load_point_judge(fit, topics.embedder, split_sentences, settings.grader_workers)
-                   if settings.cpu_judge == "trained" else None)
+                   if uses_model else None, cpu_judge=settings.cpu_judge)
 
     # --- public ----------------------------------------------------------------------
 
@@ -172,7 +178,7 @@ class Grader:
 
     @property
     def cpu_label(self) -> str:
-        return "trained" if self.point_judge is not None else "embedding"
+        return self.cpu_judge if self.point_judge is not None else "embedding"
 
     async def _verdicts(self, bite: Bite, text: str) -> tuple[Verdicts, str]:
         net = injection.check(text)
@@ -190,6 +196,11 @@ class Grader:
         return llm.model_copy(update={"injection": injection.with_model(net, llm.injection)})
 
     async def _cpu_verdicts(self, bite: Bite, text: str, net) -> tuple[Verdicts, str]:
+        if self.cpu_label == "combined":
+            from coach.grading import combined_judge
+
+            return await combined_judge.verdicts(self.embedding_judge, self.point_judge, bite, text, net,
+                                                 self.fit.short_words or 0), "combined"
         if self.point_judge is not None:
             verdicts = await self.point_judge.verdicts(bite, text)
             near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
@@ -236,7 +247,7 @@ class Grader:
     def _version(self, grader: str) -> str:
         if grader == "llm":
             return self.llm_judge.version
-        if grader == "trained":
+        if grader in ("trained", "combined"):
             return f"{self.fit.version}:{self.fit.fitted_on.get('point_model', '')[:8]}"
         return self.fit.version
 

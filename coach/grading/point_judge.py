@@ -119,6 +119,12 @@ class PointJudge:
         similarity = self._embedder.encode(claims) @ self._embedder.encode(units).T
         return [sorted(np.argsort(-row)[:UNITS_PER_POINT].tolist()) for row in similarity]
 
+    def explains(self, bite: Bite, answer: str) -> bool:
+        """Does the answer explain a mechanism or a reason (not a list of terms)? One reading of
+        the whole answer (the combined judge asks only this of a long answer)."""
+        probs = self.model.probabilities([(mechanism_query(bite), answer.strip())])
+        return float(probs[0, COVERED]) >= self.thresholds.mechanism
+
     def judge(self, bite: Bite, answer: str) -> Verdicts:
         sig = self.signals(bite, answer)
         verdicts = decide(bite, sig, self.thresholds)

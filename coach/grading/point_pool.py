@@ -34,6 +34,10 @@ def _judge(bite: Bite, text: str) -> Verdicts:
     return _JUDGE.judge(bite, text)
 
 
+def _explains(bite: Bite, text: str) -> bool:
+    return _JUDGE.explains(bite, text)
+
+
 def _ready() -> bool:
     return _JUDGE is not None
 
@@ -46,6 +50,9 @@ class InlinePointJudge:
 
     async def verdicts(self, bite: Bite, text: str) -> Verdicts:
         return await asyncio.to_thread(self.judge.judge, bite, text)
+
+    async def explains(self, bite: Bite, text: str) -> bool:
+        return await asyncio.to_thread(self.judge.explains, bite, text)
 
     def close(self) -> None:
         pass
@@ -66,14 +73,20 @@ class PooledPointJudge:
         return pool
 
     async def verdicts(self, bite: Bite, text: str) -> Verdicts:
+        return await self._run(_judge, bite, text)
+
+    async def explains(self, bite: Bite, text: str) -> bool:
+        return await self._run(_explains, bite, text)
+
+    async def _run(self, work, bite: Bite, text: str):
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._pool, _judge, bite, text)
+            return await loop.run_in_executor(self._pool, work, bite, text)
         except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh, try once more
             log.warning("grading worker died; restarting the pool")
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = self._start()
-            return await loop.run_in_executor(self._pool, _judge, bite, text)
+            return await loop.run_in_executor(self._pool, work, bite, text)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -37,6 +37,7 @@ QWK_FLOOR = 0.70  # below this, agreement with interviewers is no better than a 
 OFFSET_MAX = 0.50  # half a point lenient or harsh on average misleads every member the same way.
 HARD_LOW_FLOOR = 0.80  # a judge that lets a fifth of the fluent-but-wrong answers score 2+ teaches mistakes.
 
+MIN_ANSWERS = 30  # fewer answers (a catalog without the set's bites) measure nothing: no qualification
 CONCURRENCY = 4  # requests in flight while qualifying: enough for vLLM to batch, not a flood on a shared server
 
 State = Literal["off", "qualifying", "qualified", "disqualified"]
@@ -177,7 +178,10 @@ async def run(grader, items: list[Item] | None = None, *, concurrency: int = CON
     and counts against it; an outage is not a verdict on the model: the run is `Interrupted`."""
     from serving.errors import LLMError, LLMServerError, LLMUnavailable
 
-    items = items if items is not None else load_items()
+    items = [item for item in (items if items is not None else load_items()) if item.bite_id in grader.catalog.bites]
+    if len(items) < MIN_ANSWERS:
+        return Qualification("disqualified", model, [f"the catalog holds the bites of only {len(items)} of the "
+                                                     f"qualification answers (at least {MIN_ANSWERS} needed)"])
     slots, stop = asyncio.Semaphore(concurrency), asyncio.Event()
     llm_judged: dict[str, Judged] = {}
     outages: list[LLMError] = []

@@ -130,6 +130,14 @@ async def test_until_it_qualifies_members_get_the_cpu_judge(fake_llm, client, sh
     assert grade.grader == "embedding" and fake_llm.count("/v1/chat/completions") == 0
 
 
+async def test_a_catalog_without_the_sets_bites_cannot_qualify_a_model(fake_llm, client, sqlite_store, demo_catalog,
+                                                                        demo_topics, embedding_judge):
+    grader = untrusted(demo_catalog, demo_topics, embedding_judge, client)
+    result = await Qualifier(grader, sqlite_store).refresh()
+    assert result.state == "disqualified" and "the catalog holds the bites of only" in result.reasons[0]
+    assert fake_llm.count("/v1/chat/completions") == 0
+
+
 async def test_poor_verdicts_are_disqualified_and_never_reach_a_member(fake_llm, client, sqlite_store, shipped_catalog,
                                                                       shipped_topics, embedding_judge):
     fake_llm.default = answering(poor_verdict)
