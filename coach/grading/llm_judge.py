@@ -88,6 +88,10 @@ class LLMJudge:
         shape = [STATIC_PREFIX, verdict_schema(5).model_json_schema(), max_tokens]
         self.prompt_hash = hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:16]
 
+    @property
+    def client(self):
+        return self._client
+
     def messages(self, bite: Bite, answer: str) -> list[dict]:
         return self._layout.messages(bite_context(bite), fenced_answer(answer, new_fence(answer)))
 

@@ -50,13 +50,13 @@ class Key:
 
     @property
     def text(self) -> str:
-        return f"{self.model_id}|{self.prompt_hash}|{self.rubric_version}"
+        """One short string for the key (the claim's key in the expiring state)."""
+        return hashlib.sha256(f"{self.model_id}|{self.prompt_hash}|{self.rubric_version}".encode()).hexdigest()[:32]
 
 
 async def key_for(grader) -> Key | None:
     """The key of what is served now, or None when the server does not list the model."""
-    client = grader.llm_judge._client
-    entry = await client.served_model()
+    entry = await grader.llm_judge.client.served_model()
     if entry is None:
         return None
     weights = json.dumps([entry.get("root"), entry.get("max_model_len")], default=str)
@@ -120,13 +120,13 @@ class Qualifier:
         self._apply(Qualification("qualifying", key.model_id))
         result = await stored(self.store, key)
         while result is None:
-            if await self.store.claim_state(CLAIM_KIND, key.text[:200], {"owner": self.owner}, CLAIM_TTL,
+            if await self.store.claim_state(CLAIM_KIND, key.text, {"owner": self.owner}, CLAIM_TTL,
                                             owner=self.owner):
                 try:
                     result = await qualification.run(self.grader, concurrency=self.concurrency, model=key.model_id)
                     await save(self.store, key, result)
                 finally:
-                    await self.store.delete_state(CLAIM_KIND, key.text[:200])
+                    await self.store.delete_state(CLAIM_KIND, key.text)
             else:  # another process is qualifying this model: wait for its verdict
                 await asyncio.sleep(WAIT_POLL_S)
                 result = await stored(self.store, key)
