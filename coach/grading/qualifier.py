@@ -105,13 +105,19 @@ class Qualifier:
         self.concurrency = concurrency
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}"
         self._key: Key | None = None
+        self._said_absent = False
         publish(grader.llm_status)
 
     async def refresh(self) -> Qualification:
         """Make `grader.llm_status` match what is served now; qualify it if nobody has."""
         key = await key_for(self.grader)
         if key is None:  # not served (yet): nothing to trust; the next check looks again
+            if not self._said_absent:
+                log.warning("the LLM server does not answer or does not serve the model; the CPU judge grades "
+                            "until a served model qualifies", extra={"model": self.grader.llm_judge.client.model})
+                self._said_absent = True
             return self.grader.llm_status
+        self._said_absent = False
         if key == self._key and self.grader.llm_status.state != "qualifying":
             return self.grader.llm_status
         if key != self._key and self._key is not None:
