@@ -182,8 +182,7 @@ def compare_command(args) -> int:
 async def _qualify(args, settings):
     from coach.grading import qualification
     from coach.grading.qualifier import key_for, save
-    from coach.grading.runtime import open_grader
-    from coach.store import Store
+    from coach.grading.runtime import migrated_store, open_grader
 
     url = args.base_url or settings.llm_base_url
     async with open_grader(settings, llm_url=url, trust_llm=True) as grader:
@@ -192,10 +191,7 @@ async def _qualify(args, settings):
             raise ValueError(f"{url} does not serve a model named {settings.llm_model!r} (LLM_MODEL)")
         result = await qualification.run(grader, concurrency=min(qualification.CONCURRENCY, settings.llm_max_concurrency),
                                          stop_early=not args.all, model=key.model_id)
-    if settings.sqlite_path is not None:
-        settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
-    async with Store(settings.database_url) as store:  # the bot reads it from here: no second run
-        await store.upgrade()
+    async with migrated_store(settings) as store:  # the bot reads it from here: no second run
         await save(store, key, result)
     return result
 

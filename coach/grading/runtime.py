@@ -59,18 +59,26 @@ async def open_grader(
         await client.aclose()
 
 
-async def stored_status(settings, grader: Grader) -> Qualification:
-    """The qualification stored for what the grader's LLM serves now (a one-shot command runs
-    none: it would block the reply)."""
-    from coach.grading.qualifier import key_for, stored
+@asynccontextmanager
+async def migrated_store(settings) -> AsyncIterator:
+    """The settings' database, created and migrated if need be (a command may run on a fresh var/)."""
     from coach.store import Store
 
-    key = await key_for(grader)
-    if key is None:
-        return Qualification("qualifying", reasons=["the server does not list the configured model"])
     if settings.sqlite_path is not None:
         settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
     async with Store(settings.database_url) as store:
         await store.upgrade()
+        yield store
+
+
+async def stored_status(settings, grader: Grader) -> Qualification:
+    """The qualification stored for what the grader's LLM serves now (a one-shot command runs
+    none: it would block the reply)."""
+    from coach.grading.qualifier import key_for, stored
+
+    key = await key_for(grader)
+    if key is None:
+        return Qualification("qualifying", reasons=["the server does not list the configured model"])
+    async with migrated_store(settings) as store:
         found = await stored(store, key)
     return found or Qualification("qualifying", key.model_id, ["not qualified yet: run `coach grader qualify`"])
