@@ -41,6 +41,11 @@ ACTIONS: dict[str, Action] = {
     "voice_grade": Action(lambda h, a, d, _: h.voice.press(a, d), slow=True),
     "voice_fix": Action(lambda h, a, d, _: h.voice.press(a, d), opens_modal=True),
     "voice_modal": Action(lambda h, a, d, v: h.voice.submit(a, d, v), slow=True, form=True),
+    "interview_answer": Action(lambda h, a, d, _: h.interviewing.open_answer(a, d.interview, d.turn), opens_modal=True),
+    "interview_pass": Action(lambda h, a, d, _: h.interviewing.pass_turn(a, d.interview, d.turn)),
+    "interview_end": Action(lambda h, a, d, _: h.interviewing.end(a, d.interview)),
+    "interview_modal": Action(lambda h, a, d, v: h.interviewing.submit(a, d.interview, d.turn, v.get("answer", "")),
+                              slow=True, form=True),
 }
 
 BUTTON_ACTIONS = tuple(name for name, action in ACTIONS.items() if not action.form)

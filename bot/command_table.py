@@ -87,6 +87,15 @@ COMMANDS: tuple[Command, ...] = (
             instant=lambda o: o["audio"] is None and not o["topic"],  # the answer box
             console_help="explain a concept out loud and get it graded; with no topic, just answer. "
                          "Add `audio:FILE` to answer with a recording."),
+    Command("interview", "A mock interview: answer, then the interviewer's follow-ups, then a scorecard",
+            lambda h, a, o: h.interview(a, o["topic"], o["track"], o["questions"]),
+            "a mock interview: answer a question, then the follow-ups on what you missed; a scorecard at the end.",
+            (Option("topic", "The first question's topic (optional: with none, your weakest bites)", bounds=(1, 200),
+                    rest=True),
+             Option("track", "Which track", tracks=True),
+             Option("questions", "How many questions (1-3)", "number", default=2, bounds=(1, 3))),
+            console_help="a mock interview: `/interview kv cache questions:1`; answer lines, `idk` passes, "
+                         "`end` shows the scorecard."),
     Command("review", "Go through your due review cards", lambda h, a, o: h.review(a), "your due review cards."),
     Command("stats", "Your progress as a picture; view:map shows every bite by mastery",
             lambda h, a, o: h.stats(a, o["view"], o["track"]),

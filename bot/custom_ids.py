@@ -19,6 +19,10 @@ Decoding is tolerant: anything that is not exactly one of these shapes gives Non
     vg:<token>:<bite|->               grade a held voice transcript (- = its own bite, or find one)
     vf:<token>                        fix a held voice transcript (opens its modal)
     vm:<token>                        the fix-the-transcript modal
+    ia:<interview>:<turn>             answer the interview's turn (opens its modal)
+    ip:<interview>:<turn>             "I don't know": pass the turn
+    ie:<interview>                    end the interview (its scorecard)
+    im:<interview>:<turn>             the interview answer modal
 """
 
 from __future__ import annotations
@@ -54,9 +58,13 @@ TEMPLATES: dict[str, str] = {
     "voice_grade": rf"vg:(?P<token>{TOKEN}):(?P<bite>{SLUG}|-)",
     "voice_fix": rf"vf:(?P<token>{TOKEN})",
     "voice_modal": rf"vm:(?P<token>{TOKEN})",
+    "interview_answer": rf"ia:(?P<interview>{NUMBER}):(?P<turn>{POSITION})",
+    "interview_pass": rf"ip:(?P<interview>{NUMBER}):(?P<turn>{POSITION})",
+    "interview_end": rf"ie:(?P<interview>{NUMBER})",
+    "interview_modal": rf"im:(?P<interview>{NUMBER}):(?P<turn>{POSITION})",
 }
 _COMPILED = {name: re.compile(pattern) for name, pattern in TEMPLATES.items()}
-_INT_FIELDS = {"position", "choice"}
+_INT_FIELDS = {"position", "choice", "interview", "turn"}
 
 
 @dataclass(frozen=True)
@@ -140,6 +148,22 @@ def voice_fix(token: str) -> str:
 
 def voice_modal(token: str) -> str:
     return _check("voice_modal", f"vm:{token}")
+
+
+def interview_answer(interview_id: int, turn: int) -> str:
+    return _check("interview_answer", f"ia:{interview_id}:{turn}")
+
+
+def interview_pass(interview_id: int, turn: int) -> str:
+    return _check("interview_pass", f"ip:{interview_id}:{turn}")
+
+
+def interview_end(interview_id: int) -> str:
+    return _check("interview_end", f"ie:{interview_id}")
+
+
+def interview_modal(interview_id: int, turn: int) -> str:
+    return _check("interview_modal", f"im:{interview_id}:{turn}")
 
 
 def decode(custom_id) -> Decoded | None:

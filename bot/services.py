@@ -44,6 +44,7 @@ class Services:
     speech: "PooledSpeech | InlineSpeech | SharedSpeech | None" = None  # speech-to-text: bot.speech
     # Both in the database (expiring state), so every bot process and a restarted one agree.
     explain_cooldown: GradingCooldown = None  # type: ignore[assignment]
+    interview_cooldown: GradingCooldown = None  # type: ignore[assignment]
     drafts: AnswerDrafts = None  # type: ignore[assignment]
     clock: Callable[[], datetime] = None  # type: ignore[assignment]  # default: the coach's (tests inject it)
     _topics: "TopicFinder | None" = None
@@ -66,6 +67,10 @@ class Services:
         if self.explain_cooldown is None:
             window = timedelta(seconds=self.settings.explain_rate_window_s)
             self.explain_cooldown = GradingCooldown(self.store, self.settings.explain_rate_limit, window, self.clock)
+        if self.interview_cooldown is None:
+            self.interview_cooldown = GradingCooldown(
+                self.store, self.settings.interview_rate_limit, timedelta(seconds=self.settings.interview_rate_window_s),
+                self.clock, kind="interview_slot")
         if self.drafts is None:
             self.drafts = AnswerDrafts(self.store, self.clock)
 

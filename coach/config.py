@@ -80,6 +80,10 @@ class Settings(BaseSettings):
     session_expiry_minutes: int = Field(120, ge=1, description="Idle quiz sessions expire after this.")
     explain_rate_limit: int = Field(5, ge=1, description="Gradings per user per window.")
     explain_rate_window_s: int = Field(300, ge=1, description="The rate-limit window in seconds.")
+    # An interview grades up to 12 answers (3 questions, 3 follow-ups each), so it has its own,
+    # slower limit: three an hour is a full practice session, and bounds one member's load.
+    interview_rate_limit: int = Field(3, ge=1, description="Interviews a member may start per window.")
+    interview_rate_window_s: int = Field(3600, ge=1, description="The interview limit's window in seconds.")
 
     cpu_judge: Literal["embedding", "combined", "trained"] = Field(
         "embedding", description="The judge without a qualified LLM: the embedding judge; the combined judge (the "

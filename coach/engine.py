@@ -7,6 +7,8 @@ service per capability, each holding only what it needs:
     coach.history   progress over time, mastery, a server's week (coach/history/service.py)
     coach.daily     the per-server daily post           (coach/daily/service.py)
     coach.account   settings, /forget, reports          (coach/account/service.py)
+    coach.interviews mock interviews' records            (coach/interview/service.py; the
+                    turns are run by coach/interview/flow.py, which grades)
 
 They share one store, the catalog, one checked clock and one `Ledger` (the member's row,
 XP, streak and review cards, written in the caller's transaction).
@@ -26,6 +28,7 @@ from coach.account.service import AccountService
 from coach.config import Settings
 from coach.daily.service import DailyService
 from coach.history.service import HistoryService
+from coach.interview.service import InterviewService
 from coach.progress.ledger import Ledger
 from coach.progress.review import make_scheduler
 from coach.progress.service import ProgressService
@@ -56,6 +59,7 @@ class Coach:
         self.history = HistoryService(store, catalog, ledger, self.now)
         self.daily = DailyService(store, catalog, ledger, self.now)
         self.account = AccountService(store, catalog, ledger, self.now)
+        self.interviews = InterviewService(store, catalog, ledger, self.now)
 
     async def close(self) -> None:
         await self.store.dispose()

@@ -6,7 +6,8 @@ pressed by their letter (a-d), a word (`next`, `stop`) or their number. With std
 not a terminal, commands are read line by line until the end of input. A picture
 (`/stats`, `/stats view:map`) is saved under the data folder (`var/pictures/`) and its
 path printed. `/explain kv cache audio:answer.ogg` answers with a recording: its transcript
-is shown first (`grade` or `fix`), then graded.
+is shown first (`grade` or `fix`), then graded. `/interview kv cache questions:1` runs a mock
+interview: each answer is a line, `idk` passes a turn and `end` shows the scorecard.
 """
 
 from __future__ import annotations
@@ -139,6 +140,12 @@ class Console:
             text = await self.read("your answer> ")
             if text is None or not text.strip():
                 self.say("(nothing typed — cancelled)")
+                return
+            # A word a button of the reply answers (`idk`, `end` in an interview) presses it.
+            word = next((b for b in self.buttons if b.key and len(b.key) > 1 and b.key != "answer"
+                         and b.key == text.strip().lower()), None)
+            if word is not None:
+                await self.show(await self.handlers.press(self._actor(), word.custom_id))
                 return
             if any(i.custom_id in ("answer", "transcript") for i in modal.inputs):
                 self.say("(grading…)")

@@ -19,6 +19,7 @@ from bot.handlers.account import AccountHandlers
 from bot.handlers.base import Actor, replies_to_errors
 from bot.handlers.daily import DailyHandlers
 from bot.handlers.explain import ExplainHandlers
+from bot.handlers.interview import InterviewHandlers
 from bot.handlers.progress import Names, ProgressHandlers
 from bot.handlers.quiz import QuizHandlers
 from bot.render.replies import Reply, notice
@@ -41,10 +42,12 @@ class Handlers:
         self.account = AccountHandlers(self)
         self.daily = DailyHandlers(self)
         self.voice = VoiceHandlers(self)
+        self.interviewing = InterviewHandlers(self)
         # The entry points the commands (bot/discord/commands.py), the console and the CLI call.
         self.quiz, self.review = self.quizzes.quiz, self.quizzes.review
         self.bite, self.explain = self.explaining.bite, self.explaining.explain
         self.find_bite, self.grade = self.explaining.find_bite, self.explaining.grade
+        self.interview = self.interviewing.interview
         self.stats, self.leaderboard = self.progress.stats, self.progress.leaderboard
         self.week_picture, self.server_week = self.progress.week_picture, self.progress.server_week
         self.picture = self.progress.picture

@@ -52,6 +52,13 @@ def not_a_number(option: str, low: int, high: int) -> str:
     return f"{option} must be a number from {low} to {high}."
 
 
+def interview_cooldown(limit: int, window_s: int, retry_after_s: float) -> str:
+    minutes = int(retry_after_s // 60) + 1
+    return (f"An interview grades up to a dozen answers, so I keep it to {limit} interviews every "
+            f"{window_s // 60 or 1} minutes. The next one can start in about {minutes} minute{'s' if minutes != 1 else ''}; "
+            "`/explain` and `/quiz` work meanwhile.")
+
+
 def cooldown(limit: int, window_s: int, retry_after_s: float) -> str:
     return (f"Grading takes a while, so I keep it to {limit} explanations every {window_s // 60 or 1} minutes. "
             f"Take a breath and try again in {int(retry_after_s) + 1} seconds.")

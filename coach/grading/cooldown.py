@@ -32,10 +32,12 @@ class CooldownUse:
 
 
 class GradingCooldown:
-    def __init__(self, store, limit: int, window: timedelta, clock: Callable[[], datetime] = utcnow):
+    def __init__(self, store, limit: int, window: timedelta, clock: Callable[[], datetime] = utcnow, *,
+                 kind: str = SLOT_KIND):
+        """`kind` keeps one limit's uses apart from another's (explanations, interviews)."""
         if limit < 1 or window <= timedelta(0):
             raise ValueError("the cool-down needs a limit of at least 1 and a positive window")
-        self.store, self.limit, self.window, self.clock = store, limit, window, clock
+        self.store, self.limit, self.window, self.clock, self.kind = store, limit, window, clock, kind
 
     def _keys(self, user_id: int) -> list[str]:
         return [f"{int(user_id)}:{slot}" for slot in range(self.limit)]
@@ -47,11 +49,11 @@ class GradingCooldown:
 
         async def work(db) -> CooldownUse:
             for key in self._keys(user_id):
-                if await state.claim(db, SLOT_KIND, key, {}, self.window, owner=state.user_owner(user_id), now=now):
+                if await state.claim(db, self.kind, key, {}, self.window, owner=state.user_owner(user_id), now=now):
                     return CooldownUse(slot=key)
             soonest = await db.scalar(
                 select(ExpiringStateRow.expires_at)
-                .where(ExpiringStateRow.kind == SLOT_KIND, ExpiringStateRow.key.in_(self._keys(user_id)))
+                .where(ExpiringStateRow.kind == self.kind, ExpiringStateRow.key.in_(self._keys(user_id)))
                 .order_by(ExpiringStateRow.expires_at).limit(1)
             )
             wait = (soonest - now).total_seconds() if soonest else 0.0
@@ -63,7 +65,7 @@ class GradingCooldown:
         """Give a spent use back: the grading it was spent on did not run after all (an
         empty answer, a bite that no longer exists)."""
         if use.slot is not None:
-            await self.store.delete_state(SLOT_KIND, use.slot)
+            await self.store.delete_state(self.kind, use.slot)
 
     async def uses_left(self, user_id: int) -> int:
         """How many gradings the user could start now (a query: spends nothing)."""
@@ -72,7 +74,7 @@ class GradingCooldown:
         async def work(db) -> int:
             busy = await db.scalar(
                 select(func.count()).select_from(ExpiringStateRow).where(
-                    ExpiringStateRow.kind == SLOT_KIND, ExpiringStateRow.key.in_(self._keys(user_id)),
+                    ExpiringStateRow.kind == self.kind, ExpiringStateRow.key.in_(self._keys(user_id)),
                     ExpiringStateRow.expires_at > now,
                 )
             )

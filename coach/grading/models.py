@@ -97,6 +97,22 @@ class Grade(BaseModel):
         }
 
 
+class PointGrade(BaseModel):
+    """A follow-up answer judged against one key point (an interview's turn)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    bite_id: str
+    point: int  # index into the bite's key points
+    status: Status
+    evidence: str | None = None
+    red_flag: bool = False
+    injection: bool = False
+    keyword_soup: bool = False
+    grader: GraderName = "embedding"
+    truncated: bool = False
+
+
 class OffTopic(BaseModel):
     """The answer is about no bite: not graded; the user is asked which bite they meant."""
 

@@ -24,7 +24,7 @@ from coach.grading import injection
 from coach.grading.embedding_judge import EmbeddingJudge, idf_corpus
 from coach.grading.feedback import feedback_text, follow_up_question
 from coach.grading.fit import GraderFit, load_fit, rubric_version
-from coach.grading.models import Grade, GradeError, GradeResult, OffTopic, Suggestion, Verdicts
+from coach.grading.models import Grade, GradeError, GradeResult, OffTopic, PointGrade, Suggestion, Verdicts
 from coach.grading.scoring import score_verdicts
 from content import Bite, Catalog
 
@@ -157,6 +157,29 @@ class Grader:
         if bite_id is None and not grade.off_topic:
             grade = grade.model_copy(update={"alternatives": tuple(hits[1:])})
         return grade
+
+    async def grade_point(self, answer: str, bite_id: str, point: int) -> PointGrade | GradeError:
+        """A follow-up answer judged against one key point of `bite_id` by the judge that grades
+        whole answers, with its injection net and rules: the judge reads a copy of the bite that
+        holds only that point (the LLM the same prompt, fencing and schema, with one point). A
+        list of terms or an injection earns the point nothing; a sure red flag is reported. The
+        topic is not judged: a follow-up answers a narrower question than the bite's."""
+        cleaned = clean_answer(answer if isinstance(answer, str) else "", self.max_chars)
+        if cleaned.empty:
+            return GradeError(error="empty_answer", message=EMPTY_MESSAGE)
+        bite = self.catalog.bites.get(bite_id)
+        if bite is None or not 0 <= point < len(bite.key_points):
+            return GradeError(error="unknown_bite", message=f"There is no bite called {bite_id!r}.")
+        one = bite.model_copy(update={"key_points": (bite.key_points[point],)})
+        verdicts, grader = await self._verdicts(one, cleaned.text)
+        verdict = verdicts.key_points[0]
+        earned_nothing = verdicts.injection or verdicts.keyword_soup
+        status = "missing" if earned_nothing and verdict.status in ("covered", "partial") else verdict.status
+        return PointGrade(
+            bite_id=bite.id, point=point, status=status, evidence=None if earned_nothing else verdict.evidence,
+            red_flag=verdicts.red_flag, injection=verdicts.injection, keyword_soup=verdicts.keyword_soup,
+            grader=grader, truncated=cleaned.truncated,
+        )
 
     async def judged(self, answer: str, bite_id: str, *, judge: str) -> Grade:
         """`answer` graded against `bite_id` by one named judge, "llm" or "cpu", whatever the

@@ -266,10 +266,40 @@ class JudgeQualificationRow(Base):
     measured_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class InterviewRow(Base):
+    """A mock interview (/interview, coach/interview): its plan, every turn so far and what is
+    being asked now, in one row so any process (or this one after a restart) continues it.
+    `turn` counts the questions asked; an answer names the turn it answers, so a second press
+    or a retry stores nothing twice (a conditional update on `turn`)."""
+
+    __tablename__ = "interviews"
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    track: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))  # open | finished | ended | expired
+    bite_ids: Mapped[list] = mapped_column(JSON)
+    turns: Mapped[list] = mapped_column(JSON)  # every answered turn (coach.interview.rules.Turn)
+    asking: Mapped[dict | None] = mapped_column(JSON)  # {"question": i, "point": k | None}
+    turn: Mapped[int] = mapped_column(Integer, default=0)
+    signal: Mapped[str | None] = mapped_column(String(16))
+    xp: Mapped[int] = mapped_column(Integer, default=0)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)  # when the current turn was asked
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    __table_args__ = (
+        Index("uq_interviews_one_open", "user_id", unique=True,
+              sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'")),
+        Index("ix_interviews_user_id_started_at", "user_id", "started_at"),
+    )
+
+
 # Every table that holds something about a user, with the column naming them; `forget` walks it.
 USER_OWNED = (
     (QuizAnswer, QuizAnswer.user_id),
     (QuizSession, QuizSession.user_id),
+    (InterviewRow, InterviewRow.user_id),
     (ReviewCard, ReviewCard.user_id),
     (DeliveryRow, DeliveryRow.user_id),  # before attempts: it references them
     (Attempt, Attempt.user_id),

@@ -1,0 +1,95 @@
+"""`/interview`: a mock interview, turn by turn (coach/interview/flow.py runs it; this only
+checks the limits and renders). Every button names the interview and the turn it answers,
+so a second press, an old message or another member's click changes nothing."""
+
+from __future__ import annotations
+
+import logging
+
+from bot.handlers.base import Actor, Capability
+from bot.handlers.voice import PROMPT_KIND
+from bot.render import interview as render
+from bot.render import texts
+from bot.render.replies import Reply, notice
+from coach.interview.flow import DEFAULT_QUESTIONS, InterviewFlow
+
+log = logging.getLogger("coach.bot")
+
+ALREADY_OPEN = "You have an interview open — here is where it stands. Answer, pass, or end it first.\n\n"
+ANSWERED_ALREADY = "That turn is answered already; here is where the interview stands.\n\n"
+
+
+class InterviewHandlers(Capability):
+    async def _flow(self) -> InterviewFlow | None:
+        try:
+            grader = await self.services.grader()
+        except Exception:
+            log.exception("grader failed to load")
+            return None
+        return InterviewFlow(self.coach, grader) if grader is not None else None
+
+    async def interview(self, actor: Actor, topic: str | None = None, track: str | None = None,
+                        questions: int | None = None) -> Reply:
+        track = track or self.default_track()
+        refused = self.unknown_track(track)
+        if refused is not None:
+            return refused
+        flow = await self._flow()
+        if flow is None:
+            return notice(texts.GRADING_UNAVAILABLE, outcome="grading_unavailable")
+        current = await flow.open_for(actor.user_id)
+        if current is not None and current.outcome == "asked":
+            return render.asking(current, flow.question_text(current.state), note=ALREADY_OPEN)
+        lapsed = ""
+        if current is not None:  # it ran out of time since the member last looked: say how it went
+            signal = current.scorecard.signal
+            lapsed = ("Your last interview ran out of time" +
+                      (f" (signal: {render.SIGNAL_WORDS[signal]}; `/stats` keeps it)" if signal else "") + ".\n\n")
+        first = None
+        if topic and topic.strip():
+            bite, _ = await self.hub.find_bite(topic)
+            if bite is None or bite.track != track:
+                return notice(texts.NO_BITE_FOUND, outcome="not_found")
+            first = bite.id
+        use = await self.services.interview_cooldown.spend_use(actor.user_id)
+        if not use.spent:
+            return notice(texts.interview_cooldown(self.services.settings.interview_rate_limit,
+                                                   self.services.settings.interview_rate_window_s, use.retry_after_s),
+                          outcome="cooldown")
+        step = await flow.start(actor.user_id, actor.guild_id, track, questions or DEFAULT_QUESTIONS, first)
+        if step.outcome == "already_open":  # opened elsewhere a moment ago
+            await self.services.interview_cooldown.refund(use)
+            return render.asking(step, flow.question_text(step.state), note=ALREADY_OPEN)
+        # A DM voice message now answers nothing of /explain's: the interview holds the member.
+        await self.services.store.delete_state(PROMPT_KIND, str(actor.user_id))
+        return render.asking(step, flow.question_text(step.state), note=lapsed)
+
+    async def open_answer(self, actor: Actor, interview_id: int, turn: int) -> Reply:
+        state = await self.coach.interviews.get(interview_id, actor.user_id)  # NotOwner: not theirs
+        flow = InterviewFlow(self.coach, None)
+        if not state.open or state.turn != turn:
+            return self._show(flow, flow.where(state))
+        return render.answer_modal(state, flow.question_text(state), max_chars=self.services.settings.answer_max_chars)
+
+    async def submit(self, actor: Actor, interview_id: int, turn: int, text: str) -> Reply:
+        flow = await self._flow()
+        if flow is None:
+            return notice(texts.GRADING_UNAVAILABLE, outcome="grading_unavailable")
+        return self._show(flow, await flow.answer(actor.user_id, interview_id, turn, text))
+
+    async def pass_turn(self, actor: Actor, interview_id: int, turn: int) -> Reply:
+        flow = InterviewFlow(self.coach, None)  # passing grades nothing
+        return self._show(flow, await flow.pass_turn(actor.user_id, interview_id, turn))
+
+    async def end(self, actor: Actor, interview_id: int) -> Reply:
+        flow = InterviewFlow(self.coach, None)
+        return self._show(flow, await flow.end(actor.user_id, interview_id))
+
+    @staticmethod
+    def _show(flow: InterviewFlow, step) -> Reply:
+        if step.outcome == "finished":
+            return render.scorecard(step.scorecard, grader=step.grader)
+        if step.outcome == "bad_input":
+            return render.asking(step, flow.question_text(step.state), note=f"{step.message}\n\n")
+        note = ANSWERED_ALREADY if step.outcome == "duplicate" else ""
+        return render.asking(step, flow.question_text(step.state), note=note)

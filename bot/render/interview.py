@@ -1,0 +1,88 @@
+"""The interview's replies: the question being asked (with the last turn's one-line verdict),
+its answer box, and the scorecard. Pure, and fitted to Discord's limits like every reply."""
+
+from __future__ import annotations
+
+from bot import custom_ids as ids
+from bot.render.limits import clip, fit
+from bot.render.messages import AMBER, BLUE, GREEN, GRADER_NOTES, RED
+from bot.render.replies import Button, Embed, Field, Modal, Reply, TextInput
+from coach.interview.rules import SIGNAL_WORDS
+
+SIGNAL_COLOURS = {"strong_yes": GREEN, "lean_yes": GREEN, "lean_no": AMBER, "strong_no": RED}
+ENDINGS = {"finished": "Interview over.", "ended": "You ended the interview.",
+           "expired": "The interview ran out of time (15 minutes a turn, 45 in all)."}
+HOW_TO = ("Answer as you would out loud. **I don't know** moves on, as in a real interview; "
+          "**End interview** shows the scorecard of what you answered.")
+
+
+def _line(step) -> str:
+    if not step.line:
+        return ""
+    if step.line == "passed":
+        return "Noted — let's move on.\n\n"
+    return f"Noted: that **{step.line}**.\n\n"
+
+
+def asking(step, question: str, *, note: str = "") -> Reply:
+    """The question or follow-up being asked now, with the buttons that answer it."""
+    state = step.state
+    q, point = state.asking
+    total = len(state.bite_ids)
+    title = f"Interview — question {q + 1} of {total}" if point is None else f"Interview — follow-up (question {q + 1} of {total})"
+    footer = HOW_TO
+    if step.grader and step.grader != "llm":
+        footer += " " + GRADER_NOTES.get(step.grader, GRADER_NOTES["embedding"])
+    embed = Embed(title=title, description=f"{note}{_line(step)}**{question}**", footer=footer, colour=BLUE)
+    buttons = (
+        Button("Answer", ids.interview_answer(state.interview_id, state.turn), "success", key="answer"),
+        Button("I don't know", ids.interview_pass(state.interview_id, state.turn), key="idk"),
+        Button("End interview", ids.interview_end(state.interview_id), "danger", key="end"),
+    )
+    return fit(Reply(embed=embed, buttons=buttons, outcome="interview:asked",
+                     extra={"interview_id": state.interview_id, "turn": state.turn, "point": point}))
+
+
+def answer_modal(state, question: str, *, max_chars: int) -> Reply:
+    box = TextInput("answer", "Your answer", paragraph=True, max_length=min(max_chars, 4000),
+                    placeholder=clip(question, 100))
+    return fit(Reply(modal=Modal("Interview answer", ids.interview_modal(state.interview_id, state.turn), (box,))))
+
+
+def _question_field(number: int, card) -> Field:
+    if card.score is None:
+        return Field(f"{number}. {card.title}", "Not reached.")
+    lines = []
+    for label, outcome in (("✅ Landed at the first ask", "landed"), ("🛟 Rescued on follow-up", "rescued"),
+                           ("➖ Partly there", "partly"), ("❌ Never landed", "missed"),
+                           ("⚠️ Stated wrongly", "wrong")):
+        points = card.by_outcome(outcome)
+        if points:
+            lines.append(f"{label}:\n" + "\n".join(f"• {clip(p, 150)}" for p in points))
+    if card.red_flag:
+        lines.append("🚩 Red flag: the mistake that ends this conversation in a real interview.")
+    follow_ups = f", {card.follow_ups} follow-up{'s' if card.follow_ups != 1 else ''}"
+    return Field(f"{number}. {card.title} — first answer {card.score}/4{follow_ups}", "\n".join(lines))
+
+
+def scorecard(card, *, grader: str = "", note: str = "") -> Reply:
+    """Per question what landed at once, what was rescued and what never landed; the signal;
+    the two coaching lines that would change the outcome most."""
+    if card.signal is None:
+        title, colour = "Interview scorecard — nothing answered", BLUE
+        verdict = "No answers, so no signal. Start again with `/interview` when you are ready."
+    else:
+        title, colour = f"Interview scorecard — {SIGNAL_WORDS[card.signal]}", SIGNAL_COLOURS[card.signal]
+        verdict = f"An interviewer's call on these answers: **{SIGNAL_WORDS[card.signal]}**."
+    fields = [_question_field(i, q) for i, q in enumerate(card.questions, start=1)]
+    if card.coaching:
+        fields.append(Field("What would change the outcome most", "\n".join(f"• {line}" for line in card.coaching)))
+    footer = f"+{card.xp} XP from follow-ups." if card.xp else ""
+    if grader and grader != "llm":
+        footer = (footer + " " + GRADER_NOTES.get(grader, GRADER_NOTES["embedding"])).strip()
+    embed = Embed(title=title, description=f"{note}{ENDINGS.get(card.ended, '')} {verdict}",
+                  fields=tuple(fields), footer=footer, colour=colour)
+    buttons = tuple(Button(f"Read: {clip(q.title, 60)}", ids.read_bite(q.bite_id), row=0)
+                    for q in card.questions[:3] if q.score is not None)
+    return fit(Reply(embed=embed, buttons=buttons, outcome="interview:scorecard",
+                     extra={"signal": card.signal, "xp": card.xp}))

@@ -1,0 +1,1 @@
+"""Mock interviews (/interview): rules, records and the turn-by-turn flow."""
