@@ -39,3 +39,16 @@ def shipped_topics(shipped_catalog, embedder, shipped_data_dir):
     from coach.topics import TopicFinder
 
     return TopicFinder.build(shipped_catalog, embedder, index_dir=shipped_data_dir / "index")
+
+
+@pytest.fixture(scope="session")
+def shipped_grader(shipped_catalog, shipped_topics, embedder):
+    """The embedding grader over the shipped track (the LLM is off: no server in these tests)."""
+    from coach.grading.embedding_judge import EmbeddingJudge, idf_corpus
+    from coach.grading.fit import load_fit
+    from coach.grading.pipeline import Grader
+    from retrieval import split_sentences
+
+    fit = load_fit()
+    judge = EmbeddingJudge(embedder, split_sentences, fit.thresholds, idf_corpus(shipped_catalog))
+    return Grader(shipped_catalog, shipped_topics, judge, None, fit=fit)

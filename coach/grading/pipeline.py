@@ -161,7 +161,8 @@ class Grader:
     async def grade_point(self, answer: str, bite_id: str, point: int) -> PointGrade | GradeError:
         """A follow-up answer judged against one key point of `bite_id` by the judge that grades
         whole answers, with its injection net and rules: the judge reads a copy of the bite that
-        holds only that point (the LLM the same prompt, fencing and schema, with one point). A
+        holds only that point and asks its follow-up question (the LLM the same prompt, fencing
+        and schema, with one point). A
         list of terms or an injection earns the point nothing; a sure red flag is reported. The
         topic is not judged: a follow-up answers a narrower question than the bite's."""
         cleaned = clean_answer(answer if isinstance(answer, str) else "", self.max_chars)
@@ -170,8 +171,7 @@ class Grader:
         bite = self.catalog.bites.get(bite_id)
         if bite is None or not 0 <= point < len(bite.key_points):
             return GradeError(error="unknown_bite", message=f"There is no bite called {bite_id!r}.")
-        one = bite.model_copy(update={"key_points": (bite.key_points[point],)})
-        verdicts, grader = await self._verdicts(one, cleaned.text)
+        verdicts, grader = await self._verdicts(follow_up_bite(bite, point), cleaned.text)
         verdict = verdicts.key_points[0]
         earned_nothing = verdicts.injection or verdicts.keyword_soup
         status = "missing" if earned_nothing and verdict.status in ("covered", "partial") else verdict.status
@@ -273,6 +273,13 @@ class Grader:
         if grader in ("trained", "combined"):
             return f"{self.fit.version}:{self.fit.fitted_on.get('point_model', '')[:8]}"
         return self.fit.version
+
+
+def follow_up_bite(bite: Bite, point: int) -> Bite:
+    """The bite as a follow-up asks it: its one key point, and the follow-up as the question
+    (the LLM reads what was asked; the embedding judge discounts the question's own words)."""
+    key_point = bite.key_points[point]
+    return bite.model_copy(update={"key_points": (key_point,), "prompt": key_point.follow_up})
 
 
 def load_point_judge(fit: GraderFit, embedder, split_sentences, workers: int = 0):

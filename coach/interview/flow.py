@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coach.grading.models import Grade, GradeError
+from coach.grading.models import GradeError
+from coach.history.rules import WEAK_BELOW
 from coach.interview.rules import (
     MAX_QUESTIONS, Scorecard, Turn, coaching_lines, current_statuses, first_answer_status, follow_up_point,
     question_card, turn_line,
@@ -46,8 +47,8 @@ class InterviewFlow:
 
     async def pick_bites(self, user_id: int, track: str, count: int, first: str | None = None) -> list[str]:
         """`first` (the topic asked for), then the member's weakest bites as an interviewer would
-        pick them: reviews due first, then the least mastered practised, then new ones, spread
-        over tags (one bite per first tag while others are left)."""
+        pick them (as the bite map's "next to study"): reviews due first, then weak practised bites,
+        then new ones, then the rest, spread over tags (one bite per first tag while others are left)."""
         count = max(1, min(MAX_QUESTIONS, count))
         mastery = await self.coach.history.mastery_map(user_id, track)
         now = mastery.as_of or self.coach.now()
@@ -55,9 +56,9 @@ class InterviewFlow:
         def rank(b):
             if b.due is not None and b.due <= now:
                 return (0, b.due.timestamp(), b.bite_id)
-            if b.mastery is not None:
-                return (1, b.mastery, b.bite_id)
-            return (2, 0.0, b.bite_id)
+            if b.mastery is None:
+                return (2, 0.0, b.bite_id)
+            return (1 if b.mastery < WEAK_BELOW else 3, b.mastery, b.bite_id)
 
         chosen = [first] if first else []
         groups = {self.catalog.bites[first].tags[0] if self.catalog.bites[first].tags else "other"} if first else set()

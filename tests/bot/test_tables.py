@@ -35,6 +35,8 @@ SAMPLES = {
     "daily": ids.daily(date(2026, 12, 2), 2), "forget": ids.forget("abc123"), "answer_modal": ids.answer_modal(None),
     "report_modal": ids.report_modal("b", "kv-cache"), "voice_grade": ids.voice_grade("0123456789ab", "kv-cache"),
     "voice_fix": ids.voice_fix("0123456789ab"), "voice_modal": ids.voice_modal("0123456789ab"),
+    "interview_answer": ids.interview_answer(41, 2), "interview_pass": ids.interview_pass(41, 2),
+    "interview_end": ids.interview_end(41), "interview_modal": ids.interview_modal(41, 2),
 }
 ADMIN = Actor(user_id=7, guild_id=70, can_manage_guild=True)
 

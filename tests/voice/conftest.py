@@ -27,16 +27,3 @@ def transcriber():
     from serving.speech import SpeechOptions, Transcriber
 
     return Transcriber(SpeechOptions(threads=2))
-
-
-@pytest.fixture(scope="session")
-def shipped_grader(shipped_catalog, shipped_topics, embedder):
-    """The embedding grader over the shipped track (the LLM is off: no server in these tests)."""
-    from coach.grading.embedding_judge import EmbeddingJudge, idf_corpus
-    from coach.grading.fit import load_fit
-    from coach.grading.pipeline import Grader
-    from retrieval import split_sentences
-
-    fit = load_fit()
-    judge = EmbeddingJudge(embedder, split_sentences, fit.thresholds, idf_corpus(shipped_catalog))
-    return Grader(shipped_catalog, shipped_topics, judge, None, fit=fit)
