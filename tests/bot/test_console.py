@@ -147,3 +147,27 @@ def test_interactive_terminal(tmp_path, env):
         if proc.poll() is None:
             proc.kill()
         os.close(master)
+
+
+@pytest.mark.timeout(600)
+def test_console_interview_rescues_a_missed_point(tmp_path, env):
+    """#28's console session: a weak first answer, the follow-up on a missed core point, a good
+    answer to it marked rescued, then `end` and the scorecard with its signal."""
+    script = "\n".join([
+        "/interview kv cache questions:1",
+        "um it caches some stuff from earlier tokens so generation is faster",
+        "The cache stores the attention keys and values of earlier tokens for every layer.",
+        "end",
+        "/quit",
+    ]) + "\n"
+    done = subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=500)
+    out = done.stdout
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "== Interview — question 1 of 1 ==" in out
+    assert "Noted: that missed." in out and "== Interview — follow-up (question 1 of 1) ==" in out
+    assert "Noted: that landed." in out
+    card = out[out.index("== Interview scorecard — "):]
+    assert card.splitlines()[0].removeprefix("== Interview scorecard — ").removesuffix(" ==") in (
+        "Strong yes", "Lean yes", "Lean no", "Strong no")
+    assert "Rescued on follow-up:\n• The cache stores the attention keys and values" in card
+    assert "You ended the interview." in card

@@ -1,0 +1,88 @@
+"""/interview through the real discord.py client and the fake Discord: a weak answer, the
+follow-up on a missed core point, a restart between turns, a rescue, the scorecard; and the
+limits (someone else's button, a second /interview, a pressed-twice turn, the rate limit)."""
+
+from tests.e2e.conftest import ANSWERED, button
+from tests.fakediscord.records import RESPONSE_DEFER, RESPONSE_MODAL
+
+WEAK = "um it caches some stuff from earlier tokens so the model is faster, I think"
+
+
+def labels(message):
+    return [c["label"] for row in message["components"] for c in row["components"]]
+
+
+async def answer_turn(fake, user, guild, shown, text):
+    opened = await fake.click(user, shown, button(shown, "Answer")["custom_id"])
+    assert await opened.acknowledged() == RESPONSE_MODAL
+    record = await fake.submit(user, opened.modal["custom_id"], {"answer": text}, guild=guild)
+    assert await record.acknowledged() == RESPONSE_DEFER, "grading is deferred at once"
+    return await fake.reply(record)
+
+
+async def open_interview(fake, user, guild, **options):
+    started = await fake.slash(user, "interview", guild=guild, options=options)
+    assert await started.acknowledged() in ANSWERED
+    return await fake.reply(started)
+
+
+async def test_interview_with_a_restart_between_turns(harness, fake, catalog):
+    bot = await harness.start()
+    guild, alice = fake.add_guild(), fake.add_user("alice")
+    shown = await open_interview(fake, alice, guild, topic="kv cache", questions=1)
+    bite = catalog.bites["kv-cache"]
+    assert bite.prompt in shown["embeds"][0]["description"]
+    assert labels(shown) == ["Answer", "I don't know", "End interview"]
+
+    follow_up = await answer_turn(fake, alice, guild, shown, WEAK)
+    embed = follow_up["embeds"][0]
+    assert embed["title"].startswith("Interview — follow-up") and "Noted: that **missed**" in embed["description"]
+    point = next(p for p in bite.key_points if p.follow_up in embed["description"])
+    assert point.kind == "core", "the interviewer probes a missed core point first"
+    assert "fallback embedding grader" in embed["footer"]["text"], "the CPU grade is labelled"
+
+    await harness.stop(bot)  # a restart between turns: the interview lives in the database
+    await harness.start()
+    rescued = await answer_turn(fake, alice, guild, follow_up, point.point)
+    assert "Noted: that **landed**" in rescued["embeds"][0]["description"]
+
+    ended = await fake.click(alice, rescued, button(rescued, "End interview")["custom_id"])
+    await ended.acknowledged()
+    card = (await fake.reply(ended))["embeds"][0]
+    assert card["title"].startswith("Interview scorecard — ")
+    fields = {f["name"]: f["value"] for f in card["fields"]}
+    first = next(v for k, v in fields.items() if k.startswith("1. The KV cache"))
+    assert "Rescued on follow-up" in first and point.point in first
+    assert "What would change the outcome most" in fields
+
+
+async def test_other_members_old_buttons_and_a_second_interview(harness, fake):
+    await harness.start()
+    guild, bob, eve = fake.add_guild(), fake.add_user("bob"), fake.add_user("eve")
+    shown = await open_interview(fake, bob, guild, topic="kv cache")
+
+    stolen = await fake.click(eve, shown, button(shown, "I don't know")["custom_id"])
+    await stolen.acknowledged()
+    assert "isn't available to you" in (await fake.reply(stolen))["content"]
+
+    again = await open_interview(fake, bob, guild, topic="batching")
+    assert "You have an interview open" in again["embeds"][0]["description"]
+
+    passed = await fake.click(bob, shown, button(shown, "I don't know")["custom_id"])
+    await passed.acknowledged()
+    moved = await fake.reply(passed)
+    assert "Noted — let's move on." in moved["embeds"][0]["description"]
+    twice = await fake.click(bob, shown, button(shown, "I don't know")["custom_id"])  # the old message's button
+    await twice.acknowledged()
+    assert "answered already" in (await fake.reply(twice))["embeds"][0]["description"]
+
+
+async def test_interviews_have_their_own_rate_limit(harness, fake):
+    await harness.start(interview_rate_limit=1)
+    guild, carol = fake.add_guild(), fake.add_user("carol")
+    shown = await open_interview(fake, carol, guild, questions=1)
+    ended = await fake.click(carol, shown, button(shown, "End interview")["custom_id"])
+    await ended.acknowledged()
+    assert "nothing answered" in (await fake.reply(ended))["embeds"][0]["title"]
+    refused = await open_interview(fake, carol, guild)
+    assert "interviews every 60 minutes" in refused["content"]
