@@ -16,6 +16,7 @@ HANDLERS = {
     "content reports": "bot.cli.content:reports_command",
     "retrieve": "bot.cli.retrieval:retrieve_command",
     "grade": "bot.cli.grading:grade_command",
+    "interview": "bot.cli.interview:interview_command",
     "transcribe": "bot.cli.voice:transcribe_command",
     "grader compare": "bot.cli.grading:compare_command",
     "grader fit": "bot.cli.fit:fit_command",
@@ -54,6 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--audio", default=None, metavar="FILE",
                        help="grade a recording (any common audio format): transcribed locally, then graded")
     grade.add_argument("answer", nargs="?", default=None, help="the answer, or - for JSON Lines on stdin")
+
+    interview = sub.add_parser("interview", help="a scripted mock interview: each turn's verdict and the scorecard")
+    interview.add_argument("--json", action="store_true")
+    interview.add_argument("script", nargs="?", default="-",
+                           help='JSON Lines: {"bite": ID}, then {"answer": ...} or "idk" per turn (default: stdin)')
 
     transcribe = sub.add_parser("transcribe", help="print the transcript of a recording (local speech-to-text)")
     transcribe.add_argument("file", help="the recording (ogg, mp3, m4a, wav, webm, ...)")
