@@ -6,6 +6,7 @@ import logging
 from dataclasses import replace
 from typing import Awaitable, Callable, Mapping, Sequence
 
+from bot.render.interview import with_interview_history
 from bot.render import messages as render
 from bot.render import texts
 from bot.command_table import PERIODS, STATS_VIEWS
@@ -41,6 +42,7 @@ class ProgressHandlers(Capability):
         stats = await self.coach.progress.stats(actor.user_id, actor.guild_id)
         history = await self.coach.history.progress_history(actor.user_id)
         reply = with_delivery_history(render.stats(stats), await delivery_history(self.services.store, actor.user_id))
+        reply = with_interview_history(reply, await self.coach.interviews.history(actor.user_id))
         return await self._with_picture(reply, StatsPicture(name, stats, history), actor)
 
     async def week_picture(self, guild_id: int, start, server: str, resolve_names: Names):

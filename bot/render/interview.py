@@ -3,6 +3,8 @@ its answer box, and the scorecard. Pure, and fitted to Discord's limits like eve
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot import custom_ids as ids
 from bot.render.limits import clip, fit
 from bot.render.messages import AMBER, BLUE, GREEN, GRADER_NOTES, RED
@@ -86,3 +88,12 @@ def scorecard(card, *, grader: str = "", note: str = "") -> Reply:
                     for q in card.questions[:3] if q.score is not None)
     return fit(Reply(embed=embed, buttons=buttons, outcome="interview:scorecard",
                      extra={"signal": card.signal, "xp": card.xp}))
+
+
+def with_interview_history(reply: Reply, history: list) -> Reply:
+    """/stats: interviews taken and their signals over time (oldest first), when there are any."""
+    if not history or reply.embed is None:
+        return reply
+    signals = [f"{at:%d %b} {SIGNAL_WORDS[signal]}" for at, signal in history[-8:] if at is not None and signal]
+    text = f"{len(history)} taken" + (": " + " → ".join(signals) if signals else "")
+    return replace(reply, embed=replace(reply.embed, fields=(*reply.embed.fields, Field("Interviews", clip(text, 1000)))))

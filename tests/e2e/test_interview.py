@@ -86,3 +86,17 @@ async def test_interviews_have_their_own_rate_limit(harness, fake):
     assert "nothing answered" in (await fake.reply(ended))["embeds"][0]["title"]
     refused = await open_interview(fake, carol, guild)
     assert "interviews every 60 minutes" in refused["content"]
+
+
+async def test_stats_shows_interviews_and_their_signals(harness, fake):
+    await harness.start()
+    guild, dana = fake.add_guild(), fake.add_user("dana")
+    shown = await open_interview(fake, dana, guild, topic="kv cache", questions=1)
+    answered = await answer_turn(fake, dana, guild, shown, WEAK)
+    ended = await fake.click(dana, answered, button(answered, "End interview")["custom_id"])
+    await ended.acknowledged()
+    signal = (await fake.reply(ended))["embeds"][0]["title"].removeprefix("Interview scorecard — ")
+    stats = await fake.slash(dana, "stats", guild=guild)
+    await stats.acknowledged()
+    fields = {f["name"]: f["value"] for f in (await fake.reply(stats))["embeds"][0]["fields"]}
+    assert fields["Interviews"].startswith("1 taken: ") and fields["Interviews"].endswith(signal)
