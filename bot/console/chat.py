@@ -7,7 +7,8 @@ not a terminal, commands are read line by line until the end of input. A picture
 (`/stats`, `/stats view:map`) is saved under the data folder (`var/pictures/`) and its
 path printed. `/explain kv cache audio:answer.ogg` answers with a recording: its transcript
 is shown first (`grade` or `fix`), then graded. `/interview kv cache questions:1` runs a mock
-interview: each answer is a line, `idk` passes a turn and `end` shows the scorecard.
+interview: each answer is a line (or `audio:FILE`, a recording), `idk` passes a turn and `end`
+shows the scorecard.
 """
 
 from __future__ import annotations
@@ -146,6 +147,11 @@ class Console:
                          and b.key == text.strip().lower()), None)
             if word is not None:
                 await self.show(await self.handlers.press(self._actor(), word.custom_id))
+                return
+            if text.strip().lower().startswith("audio:") and modal.custom_id.startswith("im:"):  # an interview turn, said
+                recording = self._value(Option("audio", kind="audio"), text.strip()[len("audio:"):].strip())
+                if recording is not _REFUSED:
+                    await self.show(await self.handlers.voice.interview_audio(self._actor(), recording))
                 return
             if any(i.custom_id in ("answer", "transcript") for i in modal.inputs):
                 self.say("(grading…)")

@@ -13,6 +13,9 @@ process, so a restart or a second bot process changes nothing:
   it is gone). Audio is never stored; the attempt keeps the transcript only if the member
   keeps answers.
 - `voice_listening` / <user>: a recording of theirs is being transcribed (one at a time).
+While the member has an interview open, a DM voice message (or the console's `audio:FILE`)
+answers its current turn instead: the held transcript names the interview and the turn, and
+"Grade it" hands it to the interview (bot/handlers/interview.py).
 Every row is owned by the member (`user_owner`): /forget deletes them.
 """
 
@@ -125,6 +128,8 @@ class VoiceHandlers:
         """A voice message. In a DM it answers the member's prompt of the last 15 minutes (for
         that prompt's server), or, with none, asks which bite. In a channel it answers only a
         prompt opened in that channel; anything else is not for the coach (None)."""
+        if in_dm and await self.handlers.coach.interviews.open_for(actor.user_id) is not None:
+            return await self.interview_audio(actor, recording, ephemeral=False)
         prompt = await self.store.get_state(PROMPT_KIND, str(actor.user_id), now=self._now())
         bite = self.catalog.bites.get(prompt["bite_id"]) if prompt else None
         if not in_dm and (bite is None or prompt["channel_id"] != actor.channel_id):
@@ -135,6 +140,15 @@ class VoiceHandlers:
             return voice_render.no_prompt_intro(reply) if reply.outcome == "transcript" else reply
         return await self._hear(actor, recording, bite, guild_id=prompt["guild_id"], retry=RETRY_MESSAGE,
                                 ephemeral=False)
+
+    async def interview_audio(self, actor, recording: Recording, *, ephemeral: bool = True) -> Reply:
+        """A recording that answers the member's open interview's current turn."""
+        state = await self.handlers.coach.interviews.open_for(actor.user_id)
+        if state is None or state.asking is None:
+            return notice(voice_render.NO_INTERVIEW, outcome="not_found")
+        bite = self.catalog.bites[state.bite_ids[state.asking[0]]]
+        return await self._hear(actor, recording, bite, guild_id=state.guild_id, retry=voice_render.RETRY_INTERVIEW,
+                                ephemeral=ephemeral, interview=(state.interview_id, state.turn))
 
     def refusal(self, recording: Recording) -> tuple[str, str] | None:
         """(message, code) for a recording to refuse before downloading it, else None."""
@@ -151,7 +165,7 @@ class VoiceHandlers:
         return None
 
     async def _hear(self, actor, recording: Recording, bite, *, guild_id: int, retry: str, ephemeral: bool = True,
-                    ask_which: bool = False) -> Reply:
+                    ask_which: bool = False, interview: tuple[int, int] | None = None) -> Reply:
         from serving.speech import SpeechError
 
         refusal = self.refusal(recording)
@@ -170,7 +184,7 @@ class VoiceHandlers:
             return voice_render.refused(message, code, retry)
         finally:
             await self.store.delete_state(LISTENING_KIND, member)
-        token = await self._hold(actor.user_id, spoken, guild_id)
+        token = await self._hold(actor.user_id, spoken, guild_id, interview=interview)
         suggestions = await self._closest_bites(spoken.transcript) if bite is None and ask_which else ()
         return voice_render.transcript(token, spoken, bite, suggestions, ephemeral=ephemeral)
 
@@ -184,11 +198,12 @@ class VoiceHandlers:
         return tuple(found.results[:WHICH_BITE_SHOWN])
 
     # ----- the held transcript ------------------------------------------------------------
-    async def _hold(self, user_id: int, spoken: SpokenAnswer, guild_id: int, token: str | None = None) -> str:
+    async def _hold(self, user_id: int, spoken: SpokenAnswer, guild_id: int, token: str | None = None, *,
+                    interview: tuple[int, int] | list | None = None) -> str:
         token = token or secrets.token_hex(6)
         held = {"token": token, "guild_id": guild_id, "bite_id": spoken.bite_id, "transcript": spoken.transcript,
                 "heard": spoken.heard, "delivery": spoken.delivery.model_dump(mode="json"),
-                "decode_s": spoken.decode_s}
+                "decode_s": spoken.decode_s, "interview": list(interview) if interview else None}
         await self.store.put_state(HELD_KIND, str(user_id), held, HELD_FOR, owner=user_owner(user_id), now=self._now())
         return token
 
@@ -220,13 +235,17 @@ class VoiceHandlers:
         if not text:
             return notice(EMPTY_FIX, outcome="invalid")
         spoken = self._spoken(held).corrected(text)
-        await self._hold(actor.user_id, spoken, held["guild_id"], d.token)  # "Grade as" buttons use the fix too
+        await self._hold(actor.user_id, spoken, held["guild_id"], d.token,  # "Grade as" buttons use the fix too
+                         interview=held.get("interview"))
         return await self._grade(actor, d.token, {**held, "transcript": spoken.transcript}, held["bite_id"])
 
     async def _grade(self, actor, token: str, held: dict, bite_id: str | None) -> Reply:
         if bite_id is not None and bite_id not in self.catalog.bites:
             return notice(texts.BITE_GONE, outcome="not_found")
         spoken = self._spoken(held)
+        if held.get("interview"):  # an interview turn: graded there, once, like a typed answer to it
+            interview_id, turn = held["interview"]
+            return await self.handlers.interviewing.submit(actor, interview_id, turn, spoken.transcript)
         # One attempt per transcript text and bite: a second click stores and credits nothing new.
         digest = hashlib.sha1(spoken.transcript.encode()).hexdigest()[:10]
         reply = await self.handlers.grade(replace(actor, guild_id=held["guild_id"]), spoken.transcript, bite_id,

@@ -13,6 +13,9 @@ from coach.voice.delivery import LONG_PAUSE_SECONDS, TARGET_SECONDS
 HELD_MINUTES = 15  # at most this long a transcript waits for "Grade it" (bot/handlers/voice.py)
 PROMPT_MINUTES = 15  # how long after /explain a voice message answers its prompt
 
+NO_INTERVIEW = "You have no interview open. Start one with `/interview`."
+RETRY_INTERVIEW = "Send another voice message, or press **Answer** and type it."
+
 
 def transcript(token: str, spoken, bite=None, suggestions=(), *, ephemeral: bool = True) -> Reply:
     """The transcript to confirm: "Grade it", "Fix the transcript", and with no bite known the

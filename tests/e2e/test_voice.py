@@ -231,3 +231,25 @@ async def test_one_recording_per_member_at_a_time(voice, fake):
     assert "still transcribing your last recording" in next(r["content"] for r in replies if not r["embeds"])
     third = await fake.send_voice_message(alice, dm, audio("kv_cache.ogg"), duration=KV_SECONDS)
     assert (await fake.reply_to(third))["embeds"], "once it is done the next one is taken"
+
+
+async def test_a_dm_voice_message_answers_the_open_interview_turn(voice, fake):
+    bot = await voice.start()
+    guild, alice = fake.add_guild(), fake.add_user("alice")
+    await open_prompt(fake, alice, guild)  # an /explain prompt first: the interview closes it
+    started = await fake.slash(alice, "interview", guild=guild, options={"topic": "kv cache", "questions": 1})
+    assert await started.acknowledged() in ANSWERED
+    opened = await fake.reply(started)
+    interview_id = int(button(opened, "Answer")["custom_id"].split(":")[1])
+    assert await bot.services.store.get_state(PROMPT_KIND, alice["id"]) is None
+
+    sent = await fake.send_voice_message(alice, fake.dm_channel(alice), audio("kv_cache.ogg"), duration=KV_SECONDS)
+    shown = await fake.reply_to(sent)
+    assert shown["embeds"][0]["title"] == "Your answer, as I heard it", "the transcript comes first"
+    assert "Graded against **The KV cache**" in shown["embeds"][0]["description"]
+
+    turn = await press(fake, alice, shown, "Grade it")
+    assert turn["embeds"][0]["title"].startswith("Interview"), "the transcript answered the interview"
+    await press(fake, alice, shown, "Grade it")  # the same transcript twice: still one turn
+    state = await bot.services.coach.interviews.get(interview_id, int(alice["id"]))
+    assert len(state.turns) == 1 and state.turns[0].point is None and state.turns[0].score is not None
