@@ -52,10 +52,15 @@ from tests.fakediscord import FakeDiscord
 REPO = Path(__file__).resolve().parents[1]
 
 QUESTIONS = 5
-KINDS = ("/quiz", "answer", "next", "finish", "/stats", "/bite", "/leaderboard", "/explain")
+KINDS = ("/quiz", "answer", "next", "finish", "/stats", "/bite", "/leaderboard", "/explain", "/interview",
+         "interview turn", "end interview")
 # After a quiz, each with this chance. A quiz is 11 interactions and the chances add up to 0.8, so
-# the two /explain entries (an answer typed into the modal and graded) make ~10% of activities.
-EXTRAS = (("/stats", 0.3), ("/bite", 0.3), ("/leaderboard", 0.2), ("/explain", 1.0), ("/explain", 0.35))
+# the two /explain entries (an answer typed into the modal and graded) make ~10% of activities;
+# one quiz in five is followed by a one-question interview: /interview, the first answer and one
+# follow-up (graded turns), then End interview, as a member who stops early.
+EXTRAS = (("/stats", 0.3), ("/bite", 0.3), ("/leaderboard", 0.2), ("/explain", 1.0), ("/explain", 0.35),
+          ("/interview", 0.2))
+INTERVIEW_TURNS = 2  # the first answer and one follow-up
 # What the simulated users type when they explain: answers of the blind dev split (spoken, 20-220 words).
 DEV_ANSWERS = REPO / "tests" / "data" / "grading_blind_dev.jsonl"
 ACK_CODES = {4: "message", 5: "defer", 6: "defer update", 7: "update", 9: "modal"}
@@ -205,6 +210,28 @@ class Run:
         if "Score " not in str(shown.get("embeds")) and "explanations every" not in str(shown.get("content")):
             raise AssertionError(f"/explain: {shown.get('content') or shown.get('embeds')}")
 
+    async def interview(self, user: dict, guild: dict, rng: random.Random) -> None:
+        """A one-question interview: the first answer and each follow-up typed into the turn's
+        answer box (graded), then End interview (the scorecard)."""
+        shown = await self.settle("/interview", await self.fake.slash(user, "interview", guild=guild,
+                                                                      options={"questions": 1}))
+        for _ in range(INTERVIEW_TURNS):
+            if not has_button(shown, "Answer"):
+                break
+            await self.pause(rng)
+            if self.over():
+                return
+            modal = "im:" + button_id(shown, "Answer").removeprefix("ia:")  # the answer box the button opens
+            _, text = rng.choice(self.answers)
+            shown = await self.settle("interview turn", await self.fake.submit(user, modal, {"answer": text},
+                                                                               guild=guild))
+        if has_button(shown, "End interview"):
+            message = self.fake.messages[int(shown["id"])]
+            shown = await self.settle("end interview",
+                                      await self.fake.click(user, message, button_id(message, "End interview")))
+        if "Interview scorecard" not in str(shown.get("embeds")) and "interviews every" not in str(shown.get("content")):
+            raise AssertionError(f"/interview: {shown.get('content') or shown.get('embeds')}")
+
     async def user(self, guild: dict, name: str, rng: random.Random, arrive_s: float, once: bool) -> None:
         user = self.fake.add_user(name)
         await asyncio.sleep(rng.uniform(0, arrive_s))
@@ -220,6 +247,8 @@ class Run:
                         break
                     if command == "/explain":
                         await self.explain(user, guild, rng)
+                    elif command == "/interview":
+                        await self.interview(user, guild, rng)
                     else:
                         await self.settle(command, await self.fake.slash(user, command[1:], guild=guild))
             done += 1

@@ -22,10 +22,13 @@ SIGNAL_WORDS: dict[str, str] = {"strong_yes": "Strong yes", "lean_yes": "Lean ye
 PointOutcome = Literal["landed", "rescued", "partly", "missed", "wrong"]
 # An interviewer's credit for a key point: made unprompted beats made when asked.
 CREDIT: dict[str, float] = {"landed": 1.0, "rescued": 0.75, "partly": 0.5, "missed": 0.0, "wrong": 0.0}
-STRONG_YES_CORE = 0.85  # mean core credit over the questions answered
-STRONG_YES_UNPROMPTED = 0.6  # share of core points made at the first ask
-LEAN_YES_CORE = 0.6
+# The signal's levels, chosen on the first set of scripted interviews (docs/grading.md, "The
+# interview"): interviewers gave "strong yes" only when every core point came unprompted, and
+# marked down any wrong claim, even one later put right or about a depth point.
+STRONG_YES_UNPROMPTED = 1.0  # share of core points made at the first ask
+LEAN_YES_CORE = 0.8  # mean core credit over the questions answered
 LEAN_NO_CORE = 0.35
+FATAL_LEAN_NO_CORE = 0.6  # with a red flag or a wrong claim: lean no from here, else strong no
 # The order in which a weak point is probed: a wrong or missing core point first, then depth.
 _PROBE_ORDER = {("core", "wrong"): 0, ("core", "missing"): 1, ("core", "partial"): 2,
                 ("depth", "wrong"): 3, ("depth", "missing"): 4, ("depth", "partial"): 5}
@@ -107,6 +110,7 @@ class QuestionCard:
     outcomes: tuple[tuple[str, str, PointOutcome], ...]  # (point, kind, outcome) per key point
     red_flag: bool
     follow_ups: int
+    stated_wrongly: bool = False  # some point was stated wrongly at some turn, even if put right later
 
     def by_outcome(self, outcome: str) -> list[str]:
         return [point for point, _, got in self.outcomes if got == outcome]
@@ -144,6 +148,7 @@ def question_card(bite: Bite, turns: list[Turn], question: int) -> QuestionCard:
         bite_id=bite.id, title=bite.title, score=first.score if first is not None else None,
         outcomes=tuple(outcomes), red_flag=any(t.red_flag for t in asked),
         follow_ups=sum(1 for t in asked if t.point is not None),
+        stated_wrongly=any("wrong" in t.statuses for t in asked),
     )
 
 
@@ -152,19 +157,19 @@ def signal(cards: list[QuestionCard]) -> Signal | None:
 
     core = the mean over questions of the core points' credit (landed 1, rescued on follow-up
     0.75, partly 0.5, missed or wrong 0); unprompted = the share of core points made at the
-    first ask. A sure red flag (the bite's listed mistake) or a core point left stated wrongly
-    caps the signal at lean no, and at strong no when core < 0.6.
-      strong yes: core >= 0.85 and unprompted >= 0.6 · lean yes: core >= 0.6
+    first ask. A sure red flag (the bite's listed mistake) or any point stated wrongly at any
+    turn (core or depth, even if put right later) caps the signal at lean no, and at strong no
+    when core < 0.6. Otherwise:
+      strong yes: every core point made at the first ask · lean yes: core >= 0.8
       lean no: core >= 0.35 · strong no: below."""
     answered = [c for c in cards if c.score is not None]
     if not answered:
         return None
     core = sum(c.core_credit for c in answered) / len(answered)
     unprompted = sum(c.core_unprompted for c in answered) / len(answered)
-    fatal = any(c.red_flag or any(kind == "core" and got == "wrong" for _, kind, got in c.outcomes) for c in answered)
-    if fatal:
-        return "lean_no" if core >= LEAN_YES_CORE else "strong_no"
-    if core >= STRONG_YES_CORE and unprompted >= STRONG_YES_UNPROMPTED:
+    if any(c.red_flag or c.stated_wrongly for c in answered):
+        return "lean_no" if core >= FATAL_LEAN_NO_CORE else "strong_no"
+    if unprompted >= STRONG_YES_UNPROMPTED:
         return "strong_yes"
     if core >= LEAN_YES_CORE:
         return "lean_yes"

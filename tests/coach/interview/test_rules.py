@@ -56,10 +56,14 @@ def test_the_card_tells_landed_from_rescued_partly_missed_and_wrong(bite):
 
 @pytest.mark.parametrize("statuses, follow_ups, red_flag, expected", [
     (["covered"] * 3 + ["missing"] * 3, [], False, "strong_yes"),  # every core point unprompted
-    (["covered", "missing", "missing"] + ["missing"] * 3, [(1, "covered"), (2, "covered")], False, "lean_yes"),
+    (["covered", "covered", "missing"] + ["missing"] * 3, [(2, "covered")], False, "lean_yes"),  # core 0.92
+    (["covered", "missing", "missing"] + ["missing"] * 3, [(1, "covered"), (2, "covered")], False, "lean_yes"),  # .83
+    (["covered", "missing", "missing"] + ["missing"] * 3, [(1, "covered"), (2, "partial")], False, "lean_no"),  # .75
     (["covered", "partial", "missing"] + ["missing"] * 3, [(2, "missing")], False, "lean_no"),
     (["missing"] * 6, [(0, "missing"), (1, "partial")], False, "strong_no"),
     (["covered"] * 3 + ["missing"] * 3, [], True, "lean_no"),  # a sure red flag caps a strong answer
+    (["covered"] * 3 + ["wrong", "missing", "missing"], [], False, "lean_no"),  # so does a wrong depth claim
+    (["covered", "covered", "wrong"] + ["missing"] * 3, [(2, "covered")], False, "lean_no"),  # put right later
     (["wrong", "missing", "missing"] + ["missing"] * 3, [(0, "wrong")], False, "strong_no"),
 ])
 def test_the_signal_rule(bite, statuses, follow_ups, red_flag, expected):
