@@ -5,9 +5,11 @@ so a second press, an old message or another member's click changes nothing."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from bot.handlers.base import Actor, Capability
 from bot.handlers.voice import PROMPT_KIND
+from bot.pictures import ScorecardPicture
 from bot.render import interview as render
 from bot.render import texts
 from bot.render.replies import Reply, notice
@@ -68,27 +70,34 @@ class InterviewHandlers(Capability):
         state = await self.coach.interviews.get(interview_id, actor.user_id)  # NotOwner: not theirs
         flow = InterviewFlow(self.coach, None)
         if not state.open or state.turn != turn:
-            return self._show(flow, flow.where(state))
+            return await self._show(flow, flow.where(state), actor)
         return render.answer_modal(state, flow.question_text(state), max_chars=self.services.settings.answer_max_chars)
 
     async def submit(self, actor: Actor, interview_id: int, turn: int, text: str) -> Reply:
         flow = await self._flow()
         if flow is None:
             return notice(texts.GRADING_UNAVAILABLE, outcome="grading_unavailable")
-        return self._show(flow, await flow.answer(actor.user_id, interview_id, turn, text))
+        return await self._show(flow, await flow.answer(actor.user_id, interview_id, turn, text), actor)
 
     async def pass_turn(self, actor: Actor, interview_id: int, turn: int) -> Reply:
         flow = InterviewFlow(self.coach, None)  # passing grades nothing
-        return self._show(flow, await flow.pass_turn(actor.user_id, interview_id, turn))
+        return await self._show(flow, await flow.pass_turn(actor.user_id, interview_id, turn), actor)
 
     async def end(self, actor: Actor, interview_id: int) -> Reply:
         flow = InterviewFlow(self.coach, None)
-        return self._show(flow, await flow.end(actor.user_id, interview_id))
+        return await self._show(flow, await flow.end(actor.user_id, interview_id), actor)
+
+    async def _show(self, flow: InterviewFlow, step, actor: Actor) -> Reply:
+        if step.outcome == "finished":
+            reply = render.scorecard(step.scorecard, grader=step.grader)
+            if not actor.can_attach or step.scorecard.signal is None:
+                return reply
+            attachment = await self.hub.progress.picture(ScorecardPicture(actor.name or "you", step.scorecard))
+            return replace(reply, attachment=attachment) if attachment else reply
+        return self._asking(flow, step)
 
     @staticmethod
-    def _show(flow: InterviewFlow, step) -> Reply:
-        if step.outcome == "finished":
-            return render.scorecard(step.scorecard, grader=step.grader)
+    def _asking(flow: InterviewFlow, step) -> Reply:
         if step.outcome == "bad_input":
             return render.asking(step, flow.question_text(step.state), note=f"{step.message}\n\n")
         note = ANSWERED_ALREADY if step.outcome == "duplicate" else ""

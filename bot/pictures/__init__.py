@@ -3,6 +3,6 @@
 
 Importing this package loads no matplotlib: the worker processes do (`render.py`)."""
 
-from bot.pictures.models import MapPicture, Picture, StatsPicture, WeekPicture
+from bot.pictures.models import MapPicture, Picture, ScorecardPicture, StatsPicture, WeekPicture
 
-__all__ = ["MapPicture", "Picture", "StatsPicture", "WeekPicture"]
+__all__ = ["MapPicture", "Picture", "ScorecardPicture", "StatsPicture", "WeekPicture"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from coach.interview.rules import Scorecard
 from coach.results import GuildWeek, MasteryMap, ProgressHistory, Stats
 
 
@@ -38,4 +39,13 @@ class WeekPicture:
     filename: str = "server-week.png"
 
 
-Picture = StatsPicture | MapPicture | WeekPicture
+@dataclass(frozen=True)
+class ScorecardPicture:
+    """An interview's scorecard: the signal, and what became of every key point."""
+
+    name: str
+    card: Scorecard
+    filename: str = "interview-scorecard.png"
+
+
+Picture = StatsPicture | MapPicture | WeekPicture | ScorecardPicture

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
 
-from bot.pictures import bitemap, stats, style, week
-from bot.pictures.models import MapPicture, StatsPicture, WeekPicture
+from bot.pictures import bitemap, scorecard, stats, style, week
+from bot.pictures.models import MapPicture, ScorecardPicture, StatsPicture, WeekPicture
 
-_BUILDERS = {StatsPicture: stats, MapPicture: bitemap, WeekPicture: week}
+_BUILDERS = {StatsPicture: stats, MapPicture: bitemap, WeekPicture: week, ScorecardPicture: scorecard}
 
 
 def _module(data):
@@ -22,7 +22,7 @@ def _module(data):
 
 
 def figure(data):
-    """The matplotlib Figure for `data` (a StatsPicture, MapPicture or WeekPicture)."""
+    """The matplotlib Figure for `data` (a StatsPicture, MapPicture, WeekPicture or ScorecardPicture)."""
     return _module(data).build_figure(data)
 
 
@@ -68,5 +68,11 @@ def samples():
                             i % 4 if i != 3 else -1) for i in range(7))
     guild_week = GuildWeek(1, "UTC", 0, today, today + timedelta(days=6), days, (MissedBite("b1", "Bite 1", 4, 2),),
                            (LeaderRow(1, 5, 120),), 24)
+    from coach.interview.rules import QuestionCard, Scorecard
+
+    points = tuple((f"Key point {i} of the sample question, long enough to wrap the row", kind, outcome)
+                   for i, (kind, outcome) in enumerate((("core", "landed"), ("core", "rescued"), ("core", "wrong"),
+                                                        ("depth", "partly"), ("depth", "missed"))))
+    card = Scorecard((QuestionCard("b1", "Bite 1", 2, points, True, 2, True),), "lean_no", ("coaching",), xp=5)
     return (StatsPicture(sample_name, stats_data, history), MapPicture(sample_name, mastery),
-            WeekPicture(sample_name, guild_week, {5: sample_name}))
+            WeekPicture(sample_name, guild_week, {5: sample_name}), ScorecardPicture(sample_name, card))

@@ -187,6 +187,26 @@ def test_descriptions_say_what_the_pictures_show_within_discords_limit():
     assert len(render.describe(long_week)) == 1024
 
 
+def test_scorecard_picture_has_a_chip_per_key_point_coloured_by_outcome_and_the_signal():
+    from bot.pictures.models import ScorecardPicture
+    from coach.interview.rules import QuestionCard, Scorecard
+
+    first = QuestionCard("kv-cache", "The KV cache", 1, (("a point", "core", "landed"), ("b point", "core", "rescued"),
+                                                          ("c point", "depth", "missed")), False, 1)
+    second = QuestionCard("tail-latency", "Tail latency", 2, (("d point", "core", "wrong"), ("e point", "core", "partly")),
+                          True, 2, True)
+    unreached = QuestionCard("prefix-caching", "Prefix caching", None, (("f point", "core", "missed"),), False, 0)
+    picture = ScorecardPicture(data.NAMES["cjk_emoji"], Scorecard((first, second, unreached), "lean_no", ()))
+    fig = render.figure(picture)
+    assert sorted(gids(fig, "chip:")) == sorted([
+        "chip:0:0:landed", "chip:0:1:rescued", "chip:0:2:missed", "chip:1:0:wrong", "chip:1:1:partly"])
+    assert gids(fig, "signal:") == ["signal:lean_no"]
+    assert png_of(fig).size[0] == 1200
+    words = render.describe(picture)
+    assert "signal Lean no" in words and "Tail latency: first answer 2/4; 1 partly there, 1 stated wrongly. Red flag." in words
+    assert "Prefix caching" not in words, "a question never reached is not described"
+
+
 def test_the_same_data_gives_the_same_bytes():
     picture = data.stats_year()
     assert render.render(picture) == render.render(picture)

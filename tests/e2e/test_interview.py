@@ -48,7 +48,10 @@ async def test_interview_with_a_restart_between_turns(harness, fake, catalog):
 
     ended = await fake.click(alice, rescued, button(rescued, "End interview")["custom_id"])
     await ended.acknowledged()
-    card = (await fake.reply(ended))["embeds"][0]
+    scorecard = await fake.reply(ended)
+    (picture,) = scorecard["attachments"]
+    assert picture["filename"] == "interview-scorecard.png" and "Interview scorecard for alice" in picture["description"]
+    card = scorecard["embeds"][0]
     assert card["title"].startswith("Interview scorecard — ")
     fields = {f["name"]: f["value"] for f in card["fields"]}
     first = next(v for k, v in fields.items() if k.startswith("1. The KV cache"))
