@@ -38,13 +38,27 @@ def read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+def write_prompts(scripts: list[dict], folder: Path) -> None:
+    """The exact prompts of every answer a script holds: first answers (the whole bite) and
+    follow-ups (the bite cut to the point, bench.interview_followups), ids as `replay_judge` reads them."""
+    from bench import interview_followups, reference_judge
+
+    folder.mkdir(parents=True, exist_ok=True)
+    reference_judge.write_prompts([{"id": s["interview_id"], "bite_id": s["bite_id"], "answer": s["first_answer"]}
+                                   for s in scripts], folder / "first_prompts.jsonl")
+    interview_followups.write_prompts([{"id": f"{s['interview_id']}:{n}", "bite_id": s["bite_id"], "point": int(n),
+                                        "answer": text} for s in scripts for n, text in s["follow_up_answers"].items()],
+                                      folder / "follow_up_prompts.jsonl")
+    print(f"Prompts written under {folder}; no figures.")
+
+
 def replay_judge(scripts: list[dict], files: list[str]):
     """A reference judge's recorded verdicts, first answers and follow-ups alike (by answer)."""
     from bench.reference_judge import ReplayJudge
 
     rows = [{"id": s["interview_id"], "answer": s["first_answer"]} for s in scripts]
     follow_ups = {(r["interview_id"], str(r["point"])): r["id"] for r in read_jsonl(DATA / "interview_followups.jsonl")}
-    rows += [{"id": follow_ups[(s["interview_id"], n)], "answer": text}
+    rows += [{"id": follow_ups.get((s["interview_id"], n), f"{s['interview_id']}:{n}"), "answer": text}
              for s in scripts for n, text in s["follow_up_answers"].items()]
     merged = Path(tempfile.mkstemp(suffix=".jsonl")[1])
     merged.write_text("".join(Path(f).read_text(encoding="utf-8") for f in files), encoding="utf-8")
@@ -109,8 +123,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", nargs=2, default=None, metavar=("FIRST", "FOLLOW_UPS"),
                         help="judge with a reference judge's recorded verdicts (first answers, follow-ups)")
     parser.add_argument("--labels", default=str(LABELS), help="the graders' signals for these transcripts")
+    parser.add_argument("--scripts", default=str(SCRIPTS), help="the scripted interviews")
+    parser.add_argument("--write-prompts", default=None, metavar="DIR",
+                        help="write the reference judge's prompts (first answers, follow-ups) into DIR and stop")
     args = parser.parse_args(argv)
-    results = asyncio.run(run_interviews(read_jsonl(SCRIPTS), args.reference))
+    scripts = read_jsonl(Path(args.scripts))
+    if args.write_prompts:
+        write_prompts(scripts, Path(args.write_prompts))
+        return 0
+    results = asyncio.run(run_interviews(scripts, args.reference))
     if args.write_transcripts:
         with open(args.write_transcripts, "w", encoding="utf-8") as handle:
             for r in results:  # the rule's signal stays out of what the graders read

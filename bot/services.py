@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable
 
 from coach.config import Settings
+from coach.grading.admission import GradingQueue
 from coach.grading.cooldown import GradingCooldown
 from coach.grading.drafts import AnswerDrafts
 from coach.timeutil import utcnow
@@ -45,6 +46,7 @@ class Services:
     # Both in the database (expiring state), so every bot process and a restarted one agree.
     explain_cooldown: GradingCooldown = None  # type: ignore[assignment]
     interview_cooldown: GradingCooldown = None  # type: ignore[assignment]
+    grading_queue: GradingQueue = None  # type: ignore[assignment]  # this process's gradings (not shared)
     drafts: AnswerDrafts = None  # type: ignore[assignment]
     clock: Callable[[], datetime] = None  # type: ignore[assignment]  # default: the coach's (tests inject it)
     _topics: "TopicFinder | None" = None
@@ -71,6 +73,8 @@ class Services:
             self.interview_cooldown = GradingCooldown(
                 self.store, self.settings.interview_rate_limit, timedelta(seconds=self.settings.interview_rate_window_s),
                 self.clock, kind="interview_slot")
+        if self.grading_queue is None:
+            self.grading_queue = GradingQueue(self.settings.grading_running, self.settings.grading_waiting)
         if self.drafts is None:
             self.drafts = AnswerDrafts(self.store, self.clock)
 

@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     explain_rate_window_s: int = Field(300, ge=1, description="The rate-limit window in seconds.")
     # An interview grades up to 12 answers (3 questions, 3 follow-ups each), so it has its own,
     # slower limit: three an hour is a full practice session, and bounds one member's load.
+    # Gradings one process runs at once and keeps waiting; past that a grading is refused at once
+    # ("busy, try again") rather than every reply slowed (coach/grading/admission.py).
+    grading_running: int = Field(2, ge=1, description="Gradings one process runs at once.")
+    grading_waiting: int = Field(2, ge=0, description="Gradings one process keeps waiting; more are refused at once.")
     interview_rate_limit: int = Field(3, ge=1, description="Interviews a member may start per window.")
     interview_rate_window_s: int = Field(3600, ge=1, description="The interview limit's window in seconds.")
 

@@ -90,6 +90,14 @@ class ExplainHandlers(Capability):
             grader = None
         if grader is None:  # nothing ran, so no use of the cool-down is spent
             return notice(texts.GRADING_UNAVAILABLE, outcome="grading_unavailable"), False
+        async with self.services.grading_queue.slot() as admitted:
+            if not admitted:  # too many gradings in this process: a fast "busy" beats a slow grade
+                return notice(texts.GRADING_BUSY, outcome="grading_busy"), False
+            return await self._grade_admitted(grader, actor, answer, bite_id, spoken=spoken,
+                                              attempt_key=attempt_key, held=held)
+
+    async def _grade_admitted(self, grader, actor: Actor, answer: str, bite_id: str | None, *, spoken,
+                              attempt_key: str | None, held: str | None) -> tuple[Reply, bool]:
         use = await self.services.explain_cooldown.spend_use(actor.user_id)
         if not use.spent:
             settings = self.services.settings

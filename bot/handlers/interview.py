@@ -77,7 +77,13 @@ class InterviewHandlers(Capability):
         flow = await self._flow()
         if flow is None:
             return notice(texts.GRADING_UNAVAILABLE, outcome="grading_unavailable")
-        return await self._show(flow, await flow.answer(actor.user_id, interview_id, turn, text), actor)
+        async with self.services.grading_queue.slot() as admitted:
+            if not admitted:  # the turn stays open: the member answers it again
+                step = flow.where(await self.coach.interviews.get(interview_id, actor.user_id))
+                if step.outcome == "finished":
+                    return await self._show(flow, step, actor)
+                return render.asking(step, flow.question_text(step.state), note=texts.GRADING_BUSY + "\n\n")
+            return await self._show(flow, await flow.answer(actor.user_id, interview_id, turn, text), actor)
 
     async def pass_turn(self, actor: Actor, interview_id: int, turn: int) -> Reply:
         flow = InterviewFlow(self.coach, None)  # passing grades nothing

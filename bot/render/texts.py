@@ -52,6 +52,10 @@ def not_a_number(option: str, low: int, high: int) -> str:
     return f"{option} must be a number from {low} to {high}."
 
 
+GRADING_BUSY = ("Lots of answers are being graded right now, so I couldn't take yours — it was not stored. "
+                "Please send it again in a minute.")
+
+
 def interview_cooldown(limit: int, window_s: int, retry_after_s: float) -> str:
     minutes = int(retry_after_s // 60) + 1
     return (f"An interview grades up to a dozen answers, so I keep it to {limit} interviews every "
