@@ -158,6 +158,7 @@ class Run:
     rounds: int | None = None  # quizzes per user (each with its extras), then the user stops; None: until `until`
     samples: list[tuple[str, object]] = field(default_factory=list)  # (kind, InteractionRecord)
     answers: list[tuple[str, str]] = field(default_factory=list)  # (bite id, answer) for /explain
+    busy: dict[str, int] = field(default_factory=dict)  # gradings refused at once ("busy"), by kind
 
     def over(self) -> bool:
         return self.think[1] > 0 and self.fake.now() >= self.until
@@ -207,7 +208,9 @@ class Run:
         trained CPU judge, in its worker process)."""
         bite_id, text = rng.choice(self.answers)
         shown = await self.settle("/explain", await self.fake.submit(user, f"m:{bite_id}", {"answer": text}, guild=guild))
-        if "Score " not in str(shown.get("embeds")) and "explanations every" not in str(shown.get("content")):
+        if "Lots of answers are being graded" in str(shown.get("content")):
+            self.busy["/explain"] = self.busy.get("/explain", 0) + 1  # refused at once: counted, reported
+        elif "Score " not in str(shown.get("embeds")) and "explanations every" not in str(shown.get("content")):
             raise AssertionError(f"/explain: {shown.get('content') or shown.get('embeds')}")
 
     async def interview(self, user: dict, guild: dict, rng: random.Random) -> None:
@@ -225,6 +228,8 @@ class Run:
             _, text = rng.choice(self.answers)
             shown = await self.settle("interview turn", await self.fake.submit(user, modal, {"answer": text},
                                                                                guild=guild))
+            if "Lots of answers are being graded" in str(shown.get("embeds")):
+                self.busy["interview turn"] = self.busy.get("interview turn", 0) + 1
         if has_button(shown, "End interview"):
             message = self.fake.messages[int(shown["id"])]
             shown = await self.settle("end interview",
@@ -351,6 +356,7 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
     return {
         "code": "this checkout" if code == REPO else code.name.removeprefix("bot_load_ref_"),
         "mode": mode, "users": users, "kinds": kinds, "failed_users": len(failures), "elapsed_s": elapsed,
+        "busy": dict(load.busy),
         "per_s": handled / elapsed, "bot_cpu_s": bot_cpu, "workers_cpu_s": workers_cpu,
         "cpu_ms_per_interaction": 1000 * bot_cpu / max(handled, 1),
         "idle_rss_mib": idle_rss / 1024, "peak_rss_mib": peak_rss / 1024, "spy": spy,
@@ -361,17 +367,21 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
 def summary_table(rows: list[dict]) -> str:
     lines = [
         "| code | mode | users | interactions (acknowledged / sent) | interactions/s | deferred | ack p99 | "
-        "reply p50 | reply p99 | quiz reply p99 (answer/next/finish) | bot CPU / interaction | failed users | "
-        "bot RSS idle → peak |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "reply p50 | reply p99 | quiz reply p99 (answer/next/finish) | grading reply p99 (/explain, turns) | "
+        "gradings refused busy | bot CPU / interaction | failed users | bot RSS idle → peak |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         a = r["kinds"]["all"]
         quiz = max(r["kinds"][k]["reply_p99_ms"] for k in ("answer", "next", "finish") if k in r["kinds"])
+        graded = [r["kinds"][k] for k in ("/explain", "interview turn") if k in r["kinds"]]
+        grading = f"{max(k['reply_p99_ms'] for k in graded):.0f} ms" if graded else "–"
+        asked = sum(k["count"] for k in graded)
+        busy = sum(r.get("busy", {}).values())
         lines.append(
             f"| {r['code']} | {r['mode']} | {r['users']} | {a['acknowledged']}/{a['count']} | {r['per_s']:.1f} | "
             f"{a['deferred']} | {a['ack_p99_ms']:.0f} ms | {a['reply_p50_ms']:.0f} ms | {a['reply_p99_ms']:.0f} ms | "
-            f"{quiz:.0f} ms | {r['cpu_ms_per_interaction']:.1f} ms | {r['failed_users']} | "
+            f"{quiz:.0f} ms | {grading} | {busy} of {asked} | {r['cpu_ms_per_interaction']:.1f} ms | {r['failed_users']} | "
             f"{r['idle_rss_mib']:.0f} → {r['peak_rss_mib']:.0f} MiB |")
     return "\n".join(lines)
 

@@ -95,7 +95,7 @@ class Settings(BaseSettings):
         "trained key-point judge alone (docs/grading.md has what each measured)."
     )
     grader_workers: int = Field(
-        1, ge=0, le=8, description="Processes that run the trained CPU grader (each loads its model); 0 grades in-process."
+        1, ge=0, le=8, description="Processes that run the CPU grader (each loads its model); 0 grades in-process."
     )
     picture_workers: int = Field(
         1, ge=0, le=8, description="Processes that draw the pictures (/stats, the weekly post); 0 draws in-process."

@@ -59,11 +59,13 @@ class Grader:
         point_judge=None,
         llm_status=None,
         cpu_judge: str = "trained",
+        embedding_pool=None,
     ):
         """`llm_status`: the served model's `Qualification`; its grades reach members only once it
         says qualified (default: qualifying, so an unchecked model never grades anyone).
         `cpu_judge`: how the trained model is used when `point_judge` is given: "trained" (its
-        verdicts) or "combined" (coach.grading.combined_judge); without it the embedding judge."""
+        verdicts) or "combined" (coach.grading.combined_judge); without it the embedding judge,
+        in `embedding_pool`'s worker processes when given (coach.grading.point_pool), else on a thread."""
         from coach.grading.qualification import Qualification
 
         self.catalog = catalog
@@ -72,6 +74,7 @@ class Grader:
         self.llm_judge = llm_judge
         self.point_judge = point_judge
         self.cpu_judge = cpu_judge
+        self.embedding_pool = embedding_pool
         self.fit = fit
         self.max_chars = max_chars
         self.llm_status = llm_status or Qualification("qualifying" if llm_judge is not None else "off")
@@ -87,9 +90,14 @@ class Grader:
         embedding_judge = EmbeddingJudge(topics.embedder, split_sentences, fit.thresholds, idf_corpus(catalog))
         llm_judge = LLMJudge(llm, max_tokens=settings.llm_max_tokens) if llm is not None and settings.llm_enabled else None
         uses_model = settings.cpu_judge != "embedding"
+        pool = None
+        if not uses_model and settings.grader_workers:
+            from coach.grading.point_pool import PooledEmbeddingJudge
+
+            pool = PooledEmbeddingJudge(fit.thresholds, idf_corpus(catalog), settings.grader_workers)
         return cls(catalog, topics, embedding_judge, llm_judge, fit=fit, max_chars=settings.answer_max_chars,
                    point_judge=load_point_judge(fit, topics.embedder, split_sentences, settings.grader_workers)
-                   if uses_model else None, cpu_judge=settings.cpu_judge)
+                   if uses_model else None, cpu_judge=settings.cpu_judge, embedding_pool=pool)
 
     # --- public ----------------------------------------------------------------------
 
@@ -228,6 +236,8 @@ class Grader:
             verdicts = await self.point_judge.verdicts(bite, text)
             near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
             return verdicts.model_copy(update={"injection": injection.without_model(net, near)}), "trained"
+        if self.embedding_pool is not None:
+            return await self.embedding_pool.judge(bite, text, net), "embedding"
         return await asyncio.to_thread(self.embedding_judge.judge, bite, text, net), "embedding"
 
     async def _explains(self, bite: Bite, text: str) -> tuple[Suggestion, ...]:
@@ -263,9 +273,11 @@ class Grader:
         )
 
     def close(self) -> None:
-        """Stop the trained judge's worker processes, if any."""
+        """Stop the CPU judges' worker processes, if any."""
         if self.point_judge is not None:
             self.point_judge.close()
+        if self.embedding_pool is not None:
+            self.embedding_pool.close()
 
     def _version(self, grader: str) -> str:
         if grader == "llm":

@@ -1,9 +1,10 @@
-"""The trained judge off the event loop: worker processes that each load the key-point model
-(and the embedder it narrows long answers with) once, like the picture and speech pools.
+"""The CPU judges off the event loop: worker processes that each load their model once (the
+key-point model and the embedder it narrows long answers with, or the embedding judge's
+embedder), like the picture and speech pools, at a lower CPU priority than the bot.
 
 `GRADER_WORKERS` >= 1 (the bot's default): a grading runs in a worker, so its tokenising and
-matrix work never holds the bot's GIL while quizzes are answered. `GRADER_WORKERS=0`: the judge
-runs in this process on a thread (the CLI, the benchmarks, the tests).
+matrix work never holds the bot's GIL, and the OS runs quiz replies first. `GRADER_WORKERS=0`:
+the judge runs in this process on a thread (the CLI, the benchmarks, the tests).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -18,11 +20,23 @@ from coach.grading.models import Verdicts
 from content import Bite
 
 log = logging.getLogger(__name__)
-_JUDGE = None  # the worker's own judge, loaded by `_load`
+_JUDGE = None  # the worker's own judge, loaded by `_load` or `_load_embedding`
+NICE = 5  # below the bot (quiz replies first), above the pictures (10)
 
 
-def _load(thresholds) -> None:
+def _worker_start(parent: int) -> None:
+    from serving.worker_life import end_with_parent
+
+    end_with_parent(parent)
+    try:
+        os.nice(NICE)
+    except OSError:  # not permitted here: run at the bot's priority
+        pass
+
+
+def _load(thresholds, parent: int) -> None:
     global _JUDGE
+    _worker_start(parent)
     from coach.grading.point_judge import PointJudge
     from coach.grading.point_model import PointModel
     from retrieval import Embedder, split_sentences
@@ -30,8 +44,21 @@ def _load(thresholds) -> None:
     _JUDGE = PointJudge(PointModel(), split_sentences, thresholds, embedder=Embedder())
 
 
+def _load_embedding(thresholds, corpus: list[str], parent: int) -> None:
+    global _JUDGE
+    _worker_start(parent)
+    from coach.grading.embedding_judge import EmbeddingJudge
+    from retrieval import Embedder, split_sentences
+
+    _JUDGE = EmbeddingJudge(Embedder(), split_sentences, thresholds, corpus)
+
+
 def _judge(bite: Bite, text: str) -> Verdicts:
     return _JUDGE.judge(bite, text)
+
+
+def _judge_with_net(bite: Bite, text: str, net) -> Verdicts:
+    return _JUDGE.judge(bite, text, net)
 
 
 def _explains(bite: Bite, text: str) -> bool:
@@ -58,19 +85,39 @@ class InlinePointJudge:
         pass
 
 
-class PooledPointJudge:
-    """The judge in worker processes (spawned, so no lock or thread of the bot is copied)."""
+class _Pool:
+    """A judge in worker processes (spawned, so no lock or thread of the bot is copied)."""
 
-    def __init__(self, thresholds, workers: int = 1):
-        self._thresholds, self._workers = thresholds, workers
+    def __init__(self, load, load_args: tuple, workers: int = 1):
+        self._load, self._load_args, self._workers = load, load_args, workers
         self._pool = self._start()
 
     def _start(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self._workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_load, initargs=(self._thresholds,))
+                                   initializer=self._load, initargs=(*self._load_args, os.getpid()))
         for _ in range(self._workers):  # start the workers loading now, not at the first answer
             pool.submit(_ready)
         return pool
+
+    async def _run(self, work, *args):
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool, work, *args)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh, try once more
+            log.warning("grading worker died; restarting the pool")
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._start()
+            return await loop.run_in_executor(self._pool, work, *args)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class PooledPointJudge(_Pool):
+    """The trained judge in worker processes."""
+
+    def __init__(self, thresholds, workers: int = 1):
+        super().__init__(_load, (thresholds,), workers)
 
     async def verdicts(self, bite: Bite, text: str) -> Verdicts:
         return await self._run(_judge, bite, text)
@@ -78,15 +125,12 @@ class PooledPointJudge:
     async def explains(self, bite: Bite, text: str) -> bool:
         return await self._run(_explains, bite, text)
 
-    async def _run(self, work, bite: Bite, text: str):
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._pool, work, bite, text)
-        except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh, try once more
-            log.warning("grading worker died; restarting the pool")
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = self._start()
-            return await loop.run_in_executor(self._pool, work, bite, text)
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+class PooledEmbeddingJudge(_Pool):
+    """The embedding judge in worker processes: `judge` as `EmbeddingJudge.judge`."""
+
+    def __init__(self, thresholds, corpus: list[str], workers: int = 1):
+        super().__init__(_load_embedding, (thresholds, list(corpus)), workers)
+
+    async def judge(self, bite: Bite, text: str, net) -> Verdicts:
+        return await self._run(_judge_with_net, bite, text, net)

@@ -5,6 +5,7 @@ scorecard. State lives in the database (coach/interview/service.py); this holds 
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from coach.grading.models import GradeError
@@ -52,12 +53,15 @@ class InterviewFlow:
         count = max(1, min(MAX_QUESTIONS, count))
         mastery = await self.coach.history.mastery_map(user_id, track)
         now = mastery.as_of or self.coach.now()
+        # New bites in an order of the member's and the day's, so two interviews differ.
+        shuffle = random.Random(f"{user_id}:{now.date()}")
+        fresh = {b.bite_id: shuffle.random() for b in mastery.bites}
 
         def rank(b):
             if b.due is not None and b.due <= now:
                 return (0, b.due.timestamp(), b.bite_id)
             if b.mastery is None:
-                return (2, 0.0, b.bite_id)
+                return (2, fresh[b.bite_id], b.bite_id)
             return (1 if b.mastery < WEAK_BELOW else 3, b.mastery, b.bite_id)
 
         chosen = [first] if first else []

@@ -1,0 +1,26 @@
+"""The embedding judge in a worker process gives the verdicts it gives in this process."""
+
+import os
+
+from coach.grading import injection
+from coach.grading.embedding_judge import idf_corpus
+from coach.grading.point_pool import PooledEmbeddingJudge
+
+ANSWERS = [
+    "The KV cache keeps the keys and values of every earlier token at each layer, so a decode step only "
+    "projects the newest token; the memory grows with context length and with the number of sequences.",
+    "It caches the model weights on the GPU so they are not reloaded for every token.",
+]
+
+
+async def test_pooled_embedding_judge_matches_the_in_process_one(shipped_catalog, shipped_grader):
+    bite = shipped_catalog.bites["kv-cache"]
+    pool = PooledEmbeddingJudge(shipped_grader.embedding_judge.thresholds, idf_corpus(shipped_catalog), workers=1)
+    try:
+        for answer in ANSWERS:
+            net = injection.check(answer)
+            assert await pool.judge(bite, answer, net) == shipped_grader.embedding_judge.judge(bite, answer, net)
+        pids = {pid for pid in pool._pool._processes}
+        assert pids and os.getpid() not in pids, "it ran in a worker process"
+    finally:
+        pool.close()
