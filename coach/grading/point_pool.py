@@ -21,7 +21,7 @@ from content import Bite
 
 log = logging.getLogger(__name__)
 _JUDGE = None  # the worker's own judge, loaded by `_load` or `_load_embedding`
-NICE = 5  # below the bot (quiz replies first), above the pictures (10)
+NICE = 10  # below the bot: quiz replies first
 
 
 def _worker_start(parent: int) -> None:
