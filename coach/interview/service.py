@@ -68,6 +68,17 @@ def _state(row: InterviewRow) -> InterviewState:
     )
 
 
+async def _owned_row(db, interview_id: int, user_id: int) -> InterviewRow:
+    """The interview's row, locked for the caller's transaction; NotFound, or NotOwner when it
+    is another member's."""
+    row = await db.get(InterviewRow, interview_id, with_for_update=True, populate_existing=True)
+    if row is None:
+        raise NotFound(f"no interview {interview_id}")
+    if row.user_id != user_id:
+        raise NotOwner("not your interview")
+    return row
+
+
 class InterviewService:
     def __init__(self, store: Store, catalog: Catalog, ledger: Ledger, now: Callable[[], datetime]):
         self.store, self.catalog, self.ledger, self.now = store, catalog, ledger, now
@@ -130,11 +141,7 @@ class InterviewService:
         now = self.now()
 
         async def work(db):
-            row = await db.get(InterviewRow, interview_id, with_for_update=True, populate_existing=True)
-            if row is None:
-                raise NotFound(f"no interview {interview_id}")
-            if row.user_id != user_id:
-                raise NotOwner("not your interview")
+            row = await _owned_row(db, interview_id, user_id)
             if row.status != OPEN or row.turn != turn_no:
                 return _state(row), False
             xp = 0
@@ -164,11 +171,7 @@ class InterviewService:
         now = self.now()
 
         async def work(db):
-            row = await db.get(InterviewRow, interview_id, with_for_update=True, populate_existing=True)
-            if row is None:
-                raise NotFound(f"no interview {interview_id}")
-            if row.user_id != user_id:
-                raise NotOwner("not your interview")
+            row = await _owned_row(db, interview_id, user_id)
             if row.status == OPEN and row.turn == turn_no:
                 row.status, row.finished_at, row.asking = status, now, None
                 row.signal = self.signal_of(row.bite_ids, [Turn.from_json(t) for t in row.turns or ()])
