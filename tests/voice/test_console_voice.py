@@ -41,3 +41,27 @@ async def test_console_answers_with_a_recording(tmp_path, shipped_catalog, shipp
     assert "Graded against The KV cache" in graded[0]
     assert "fillers a minute" in graded[1], "the rambling answer's fillers are coached"
     assert "2 voice answers; the latest first:" in text, "/stats tracks the delivery"
+
+
+async def test_console_interview_turn_answered_with_a_recording(tmp_path, shipped_catalog, shipped_topics,
+                                                                shipped_data_dir, transcriber):
+    """`/interview`, then `audio:FILE` at the answer prompt: the transcript first, `grade`, the turn."""
+    settings = load_settings(_env_file=None, database_url=f"sqlite+aiosqlite:///{tmp_path / 'coach.db'}",
+                             data_dir=shipped_data_dir, llm_enabled=False, picture_workers=0, grader_workers=0)
+    services = await build_services(settings, catalog=shipped_catalog, topics=shipped_topics,
+                                    speech=SharedSpeech(InProcessSpeech(transcriber)))
+    script = "\n".join([
+        "/interview kv cache questions:1", f"audio:{AUDIO / 'kv_cache.ogg'}", "grade", "end", "/quit",
+    ]) + "\n"
+    out = io.StringIO()
+    try:
+        assert await Console(Handlers(services), io.StringIO(script), out).run() == 0
+        state = (await services.coach.interviews.history(1))
+    finally:
+        await services.close()
+    text = out.getvalue()
+    assert "== Interview — question 1 of 1 ==" in text
+    assert "== Your answer, as I heard it ==" in text and "Graded against The KV cache" in text
+    after = text.split("== Your answer, as I heard it ==")[1]
+    assert "== Interview" in after, "Grade it answered the interview's turn"
+    assert len(state) == 1, "the interview is over and kept"

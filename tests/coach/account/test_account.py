@@ -50,6 +50,7 @@ async def everything_for(coach, user):
     await coach.progress.record_attempt(user, GUILD, "bite-a", 2, "embedding", 9, "the transcript", delivery=DELIVERY)
     await coach.account.report(user, GUILD, "bite-a-q1", "option C is also defensible")
     await coach.daily.record_daily_answer(GUILD, datetime(2026, 3, 2).date(), user, 0)
+    await coach.interviews.start(user, GUILD, "demo", ["bite-b"])  # a mock interview's record
 
 
 async def test_forget_deletes_everything_about_the_user_and_nothing_else(coach, store):
