@@ -170,9 +170,9 @@ class Grader:
         """A follow-up answer judged against one key point of `bite_id` by the judge that grades
         whole answers, with its injection net and rules: the judge reads a copy of the bite that
         holds only that point and asks its follow-up question (the LLM the same prompt, fencing
-        and schema, with one point). A
-        list of terms or an injection earns the point nothing; a sure red flag is reported. The
-        topic is not judged: a follow-up answers a narrower question than the bite's."""
+        and schema, with one point). A list of terms or an injection earns the point nothing; a
+        sure red flag is reported. The topic is not judged: a follow-up answers a narrower
+        question than the bite's."""
         cleaned = clean_answer(answer if isinstance(answer, str) else "", self.max_chars)
         if cleaned.empty:
             return GradeError(error="empty_answer", message=EMPTY_MESSAGE)
