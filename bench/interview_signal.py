@@ -57,7 +57,7 @@ def replay_judge(scripts: list[dict], files: list[str]):
     from bench.reference_judge import ReplayJudge
 
     rows = [{"id": s["interview_id"], "answer": s["first_answer"]} for s in scripts]
-    follow_ups = {(r["interview_id"], str(r["point"])): r["id"] for r in read_jsonl(DATA / "interview_followups.jsonl")}
+    follow_ups = {(r["interview_id"], str(r["point"])): r["id"] for r in read_jsonl(DATA / "interview_followups_dev.jsonl")}
     rows += [{"id": follow_ups.get((s["interview_id"], n), f"{s['interview_id']}:{n}"), "answer": text}
              for s in scripts for n, text in s["follow_up_answers"].items()]
     merged = Path(tempfile.mkstemp(suffix=".jsonl")[1])
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Transcripts written to {args.write_transcripts}; no figures.")
         return 0
     labels = {row["interview_id"]: row for row in read_jsonl(Path(args.labels))}
-    judge = "the reference judge (replayed, not shipped)" if args.reference else "the embedding judge"
+    judge = "the reference judge (replayed, not shipped)" if args.reference else "the CPU judges (the embedding judge, the follow-up reader)"
     text = report(results, labels, judge)
     print(text)
     started = datetime.now(timezone.utc)

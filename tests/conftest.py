@@ -43,7 +43,8 @@ def shipped_topics(shipped_catalog, embedder, shipped_data_dir):
 
 @pytest.fixture(scope="session")
 def shipped_grader(shipped_catalog, shipped_topics, embedder):
-    """The embedding grader over the shipped track (the LLM is off: no server in these tests)."""
+    """The embedding grader over the shipped track, with the follow-up reader for interview
+    follow-ups (the LLM is off: no server in these tests)."""
     from coach.grading.embedding_judge import EmbeddingJudge, idf_corpus
     from coach.grading.fit import load_fit
     from coach.grading.pipeline import Grader
@@ -51,4 +52,12 @@ def shipped_grader(shipped_catalog, shipped_topics, embedder):
 
     fit = load_fit()
     judge = EmbeddingJudge(embedder, split_sentences, fit.thresholds, idf_corpus(shipped_catalog))
-    return Grader(shipped_catalog, shipped_topics, judge, None, fit=fit)
+    return Grader(shipped_catalog, shipped_topics, judge, None, fit=fit, followup_reader=_followup_reader(fit))
+
+
+def _followup_reader(fit):
+    """Interview follow-ups are read as the bot reads them: by the follow-up reader, on a thread."""
+    from coach.grading.pipeline import inline_followup_reader
+    from retrieval import split_sentences
+
+    return inline_followup_reader(fit.followup_thresholds, split_sentences) if fit.followup_thresholds else None

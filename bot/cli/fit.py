@@ -10,13 +10,16 @@ from pathlib import Path
 from coach.grading.point_model import ARTIFACT as POINT_MODEL
 
 DEFAULT_DEV = Path("tests/data/grading_blind_dev.jsonl")
+# Interview follow-up sets 1 and 2, each read once as a held-out set and then retired to dev.
+_DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
+FOLLOWUP_DEV = (_DATA / "interview_followups_dev.jsonl", _DATA / "interview_followups_dev_v2.jsonl")
 
 
 def embedder_name(embedder) -> str:
     return Path(embedder.model_path).parent.name
 
 
-def fit_grader(catalog, embedder, dev_path: Path):
+def fit_grader(catalog, embedder, dev_path: Path, followup_dev: tuple[Path, ...] = FOLLOWUP_DEV):
     """Fit on `dev_path` (never on test) and return the artifact, not yet saved."""
     from coach.grading import calibration, point_calibration
     from coach.grading.embedding_judge import EmbeddingJudge, EmbeddingThresholds, idf_corpus
@@ -34,15 +37,33 @@ def fit_grader(catalog, embedder, dev_path: Path):
         "embedding_on_dev": calibration.summary(dev, thresholds, rule),
         "embedding_bite_held_out": calibration.cross_validate(dev, rule),
     }
-    point = combined = None
+    point = combined = followup = None
     if POINT_MODEL.exists():
         signals, point = fit_point_judge(catalog, embedder, rows, rule)
         figures["trained_on_dev"] = point_calibration.summary(signals, point, rule)
         figures["trained_bite_held_out"] = point_calibration.cross_validate(signals, rule)
         combined, figures["combined_on_dev"], figures["combined_bite_held_out"] = fit_combined(
             dev, thresholds, signals, point, rule)
+        followup, figures["followup_on_dev"], figures["followup_bite_held_out"] = fit_followup(catalog, followup_dev)
     return build_fit(catalog, dev_path, embedder_name(embedder), thresholds, rule, figures, point=point,
-                     combined=combined)
+                     combined=combined, followup=followup, followup_dev=followup_dev)
+
+
+def fit_followup(catalog, dev_paths: tuple[Path, ...]):
+    """The follow-up reader's thresholds on the follow-up dev sets, with its agreement there
+    in-sample and with whole bites held out (5 folds)."""
+    from coach.grading import followup_reader
+    from coach.grading.point_model import PointModel
+    from retrieval.text import split_sentences
+
+    rows = [json.loads(line) for path in dev_paths for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    reader = followup_reader.FollowUpReader(PointModel(POINT_MODEL), split_sentences, None)
+    readings = [reader.reading(catalog.bites[r["bite_id"]], r["point"], r["answer"]) for r in rows]
+    gold = [r["status"] for r in rows]
+    thresholds = followup_reader.fit(readings, gold)
+    return (thresholds, followup_reader.agreement(readings, gold, thresholds),
+            followup_reader.cross_validate(readings, gold, [r["bite_id"] for r in rows]))
 
 
 def fit_point_judge(catalog, embedder, rows: list[dict], rule):
@@ -90,21 +111,23 @@ def fit_command(args) -> int:
     else:
         print(f"wrote {out} (fit {fit.version}) from {args.dev}")
         print(f"score rule: {fit.score}\nembedding thresholds: {fit.embedding}\ntrained judge thresholds: {fit.point}\n"
-              f"combined judge: {fit.combined}")
+              f"combined judge: {fit.combined}\nfollow-up reader: {fit.followup}")
         for name, figures in fit.figures.items():
             print(f"{name}: {figures}")
     return 0
 
 
 def train_command(args) -> int:
-    """`coach grader train`: the key-point model from the committed data, seeded."""
+    """`coach grader train`: the key-point model from the committed data, seeded; with
+    `--followups`, the follow-up model from the key-point model and the follow-up answers."""
     from coach.grading import point_training
-    from coach.grading.point_model import ARTIFACT
     from content import default_catalog
 
     options = {k: v for k, v in (("seed", args.seed), ("epochs", args.epochs)) if v is not None}
-    done = point_training.train(default_catalog(), out=Path(args.out) if args.out else ARTIFACT, **options,
-                                log=lambda line: print(line, file=sys.stderr))
+    if args.out:
+        options["out"] = Path(args.out)
+    build = point_training.train_followups if args.followups else point_training.train
+    done = build(default_catalog(), **options, log=lambda line: print(line, file=sys.stderr))
     print(json.dumps(done) if args.json else f"wrote {done['path']} ({done['bytes'] / 1e6:.1f} MB) from "
           f"{done['pairs']} pairs in {done['train_seconds']} s (seed {done['seed']}, {done['epochs']} epochs)")
     return 0

@@ -196,7 +196,7 @@ class Console:
         options = self._options(command, words, given)
         if options is None:
             return True
-        await self.show(await command.run(self.handlers, self._actor(), options))
+        await self.show(await self.handlers.command(command, self._actor(), options))
         return True
 
     def _options(self, command: Command, words: list[str], given: dict[str, str]) -> dict | None:

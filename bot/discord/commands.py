@@ -47,7 +47,7 @@ def _choices(option: Option, tracks: list[app_commands.Choice]) -> list[app_comm
 def _app_command(command: Command, adapter: DiscordAdapter, handlers: Handlers, tracks, parent=None):
     async def callback(interaction: discord.Interaction, **given):
         options = {o.name: _value(o, given.get(o.name, o.default)) for o in command.options}
-        await adapter.on_command(interaction, command.name, lambda actor: command.run(handlers, actor, options),
+        await adapter.on_command(interaction, command.name, lambda actor: handlers.command(command, actor, options),
                                  slow=command.slow(options), instant=command.instant(options), public=command.public)
 
     ordered = sorted(command.options, key=lambda o: not o.required)  # Discord wants the required ones first

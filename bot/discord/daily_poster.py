@@ -26,10 +26,12 @@ from datetime import date, timedelta
 from typing import Awaitable, Callable
 
 from bot.render import messages as render
+from bot.render.interview import lapsed_note
 from bot.render.replies import Attachment, Reply
 from coach.daily.rules import is_week_start
 from coach.daily.claims import DailyPostClaims
 from coach.errors import CoachError, NotFound
+from coach.interview.flow import InterviewFlow
 from coach.results import DailyPick
 
 log = logging.getLogger("coach.bot.daily")
@@ -183,13 +185,19 @@ class Reminders:
         return f"Interview Coach reminder: {body}. (Turn these off with `/settings reminders:false`.)"
 
     async def run_once(self) -> int:
+        """Reviews due or a streak at risk; and the outcome of an interview that ran out of time
+        (a member without reminders sees it with their next command instead)."""
+        messages = [(r.user_id, self.text(r)) for r in await self.coach.progress.reminders_due()]
+        flow = InterviewFlow(self.coach, None)
+        messages += [(state.user_id, lapsed_note(flow.scorecard(state)))
+                     for state in await self.coach.interviews.lapse_for_reminders()]
         sent = 0
-        for reminder in await self.coach.progress.reminders_due():
+        for user_id, text in messages:
             try:
-                await self.dm(reminder.user_id, self.text(reminder))
+                await self.dm(user_id, text)
                 sent += 1
             except Exception:  # closed DMs are common; never let one user stop the rest
-                log.info("reminder not delivered", extra={"user": reminder.user_id})
+                log.info("reminder not delivered", extra={"user": user_id})
         return sent
 
 

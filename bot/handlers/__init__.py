@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from bot import custom_ids as ids
+from bot.render import interview as interview_render
 from bot.render import texts
 from bot.actions import ACTIONS, SLOW_ACTIONS
 from bot.handlers.account import AccountHandlers
@@ -26,6 +27,7 @@ from bot.render.replies import Reply, notice
 from bot.handlers.voice import VoiceHandlers
 
 if TYPE_CHECKING:
+    from bot.command_table import Command
     from bot.services import Services
 
 __all__ = ["Actor", "Handlers", "Names"]
@@ -76,6 +78,16 @@ class Handlers:
         if decoded is None or not ACTIONS[decoded.action].form:
             return notice(texts.FORM_GONE, outcome="invalid")
         return await self._dispatch(actor, decoded, values)
+
+    async def command(self, command: "Command", actor: Actor, options: Mapping[str, object]) -> Reply:
+        """A slash command (Discord's and the console's). An interview that ran out of time
+        while the member was away is ended first and its outcome said above this command's
+        reply, once; a reply to the channel or a form carries no such note (it waits)."""
+        if command.name == "interview" or command.public or command.instant(options):
+            return await command.run(self, actor, options)
+        note = await self.interviewing.lapsed_note(actor)
+        reply = await command.run(self, actor, options)
+        return interview_render.with_note(reply, note) if note and reply.modal is None else reply
 
     @replies_to_errors
     async def _dispatch(self, actor: Actor, decoded: ids.Decoded, values: Mapping[str, str]) -> Reply:

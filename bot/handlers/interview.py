@@ -42,11 +42,8 @@ class InterviewHandlers(Capability):
         current = await flow.open_for(actor.user_id)
         if current is not None and current.outcome == "asked":
             return render.asking(current, flow.question_text(current.state), note=ALREADY_OPEN)
-        lapsed = ""
-        if current is not None:  # it ran out of time since the member last looked: say how it went
-            signal = current.scorecard.signal
-            lapsed = ("Your last interview ran out of time" +
-                      (f" (signal: {render.SIGNAL_WORDS[signal]}; `/stats` keeps it)" if signal else "") + ".\n\n")
+        # It ran out of time since the member last looked: say how it went.
+        lapsed = render.lapsed_note(current.scorecard) + "\n\n" if current is not None else ""
         first = None
         if topic and topic.strip():
             bite, _ = await self.hub.find_bite(topic)
@@ -66,6 +63,12 @@ class InterviewHandlers(Capability):
         await self.services.store.delete_state(PROMPT_KIND, str(actor.user_id))
         return render.asking(step, flow.question_text(step.state), note=lapsed)
 
+    async def lapsed_note(self, actor: Actor) -> str:
+        """If the member's interview ran out of time since they last looked, end it and say how
+        it went (once: whoever ends it says it)."""
+        lapsed = await self.coach.interviews.lapse(actor.user_id)
+        return render.lapsed_note(InterviewFlow(self.coach, None).scorecard(lapsed)) if lapsed is not None else ""
+
     async def open_answer(self, actor: Actor, interview_id: int, turn: int) -> Reply:
         state = await self.coach.interviews.get(interview_id, actor.user_id)  # NotOwner: not theirs
         flow = InterviewFlow(self.coach, None)
@@ -77,7 +80,8 @@ class InterviewHandlers(Capability):
         flow = await self._flow()
         if flow is None:
             return notice(texts.GRADING_UNAVAILABLE, outcome="grading_unavailable")
-        async with self.services.grading_queue.slot() as admitted:
+        # A member mid-interview goes before a waiting /explain (coach/grading/admission.py).
+        async with self.services.grading_queue.slot(urgent=True) as admitted:
             if not admitted:  # the turn stays open: the member answers it again
                 step = flow.where(await self.coach.interviews.get(interview_id, actor.user_id))
                 if step.outcome == "finished":

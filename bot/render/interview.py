@@ -14,8 +14,20 @@ from coach.interview.rules import SIGNAL_WORDS
 SIGNAL_COLOURS = {"strong_yes": GREEN, "lean_yes": GREEN, "lean_no": AMBER, "strong_no": RED}
 ENDINGS = {"finished": "Interview over.", "ended": "You ended the interview.",
            "expired": "The interview ran out of time (15 minutes a turn, 45 in all)."}
+CPU_FOLLOW_UP_AGREEMENT = "six"  # exact agreement on held-out follow-up answers, rounded (set 3)
+# Without an LLM grader the turn lines come from the CPU judges; how far to trust them follows
+# what was measured (docs/grading.md, "How the interview was checked").
+CPU_NOTE = ("Noted by the CPU grader (no LLM grader here): its follow-up verdicts match an interviewer's "
+            "about {agree} times in ten, and it does not catch a point stated wrongly — trust the "
+            "scorecard's coaching more than its ticks.")
 HOW_TO = ("Answer as you would out loud. **I don't know** moves on, as in a real interview; "
           "**End interview** shows the scorecard of what you answered.")
+
+
+def cpu_note(grader: str) -> str:
+    """The CPU judges' label: a first answer's is the grade's own; a follow-up's says how rough it is."""
+    return CPU_NOTE.format(agree=CPU_FOLLOW_UP_AGREEMENT) if grader == "followup" else \
+        GRADER_NOTES.get(grader, GRADER_NOTES["embedding"])
 
 
 def _line(step) -> str:
@@ -34,7 +46,7 @@ def asking(step, question: str, *, note: str = "") -> Reply:
     title = f"Interview — question {q + 1} of {total}" if point is None else f"Interview — follow-up (question {q + 1} of {total})"
     footer = HOW_TO
     if step.grader and step.grader != "llm":
-        footer += " " + GRADER_NOTES.get(step.grader, GRADER_NOTES["embedding"])
+        footer += " " + cpu_note(step.grader)
     embed = Embed(title=title, description=f"{note}{_line(step)}**{question}**", footer=footer, colour=BLUE)
     buttons = (
         Button("Answer", ids.interview_answer(state.interview_id, state.turn), "success", key="answer"),
@@ -81,13 +93,28 @@ def scorecard(card, *, grader: str = "", note: str = "") -> Reply:
         fields.append(Field("What would change the outcome most", "\n".join(f"• {line}" for line in card.coaching)))
     footer = f"+{card.xp} XP from follow-ups." if card.xp else ""
     if grader and grader != "llm":
-        footer = (footer + " " + GRADER_NOTES.get(grader, GRADER_NOTES["embedding"])).strip()
+        footer = (footer + " " + cpu_note(grader)).strip()
     embed = Embed(title=title, description=f"{note}{ENDINGS.get(card.ended, '')} {verdict}",
                   fields=tuple(fields), footer=footer, colour=colour)
     buttons = tuple(Button(f"Read: {clip(q.title, 60)}", ids.read_bite(q.bite_id), row=0)
                     for q in card.questions[:3] if q.score is not None)
     return fit(Reply(embed=embed, buttons=buttons, outcome="interview:scorecard",
                      extra={"signal": card.signal, "xp": card.xp}))
+
+
+def lapsed_note(card) -> str:
+    """An interview that ran out of time while the member was away, said once with their next
+    command (or by DM when they allow reminders)."""
+    if card.signal is None:
+        return "⏱️ Your last interview ran out of time before anything was answered; `/interview` starts a new one."
+    work_on = f" Most to work on: {clip(card.coaching[0], 300)}" if card.coaching else ""
+    return (f"⏱️ Your last interview ran out of time. An interviewer's call on what you answered: "
+            f"**{SIGNAL_WORDS[card.signal]}**.{work_on} (`/stats` keeps it.)")
+
+
+def with_note(reply: Reply, note: str) -> Reply:
+    """`note` above the reply's own text."""
+    return fit(replace(reply, content=f"{note}\n\n{reply.content}".strip()))
 
 
 def with_interview_history(reply: Reply, history: list) -> Reply:

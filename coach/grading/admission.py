@@ -2,11 +2,17 @@
 machine without a GPU judge; past `running` at once and `waiting` queued, a grading is refused
 at once, so a burst costs the answers that cannot be served soon a fast "busy, try again"
 reply instead of every member a slow one, and the quiz replies sharing the process stay fast
-(bench/bot_load.py measures both)."""
+(bench/bot_load.py measures both).
+
+An interview turn is asked for with `urgent=True`: a member is mid-conversation, and a new
+`/explain` can be tried again later without losing anything. A turn takes the next free slot
+before any waiting `/explain`, and is refused only when as many turns as `running + waiting`
+are already in (interviews have their own rate limit, so that is a true burst)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
@@ -16,23 +22,52 @@ class GradingQueue:
         if running < 1 or waiting < 0:
             raise ValueError("at least one grading at a time, and no negative queue")
         self.running, self.waiting = running, waiting
-        self._slots = asyncio.Semaphore(running)
-        self._inside = 0  # running plus waiting now
+        self._free = running
+        self._queued: dict[bool, deque[asyncio.Future]] = {True: deque(), False: deque()}
+        self._inside = {True: 0, False: 0}  # running plus waiting now, urgent and not
 
     @property
     def busy(self) -> int:
-        return self._inside
+        return self._inside[True] + self._inside[False]
 
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[bool]:
+    async def slot(self, *, urgent: bool = False) -> AsyncIterator[bool]:
         """Yields True once a grading may run (after waiting its turn), False at once when the
         queue is full: the caller then tells the member to try again and grades nothing."""
-        if self._inside >= self.running + self.waiting:
+        inside = self._inside[True] if urgent else self.busy
+        if inside >= self.running + self.waiting:
             yield False
             return
-        self._inside += 1
+        self._inside[urgent] += 1
         try:
-            async with self._slots:
+            await self._acquire(urgent)
+            try:
                 yield True
+            finally:
+                self._release()
         finally:
-            self._inside -= 1
+            self._inside[urgent] -= 1
+
+    async def _acquire(self, urgent: bool) -> None:
+        if self._free > 0 and not self._queued[True] and (urgent or not self._queued[False]):
+            self._free -= 1
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._queued[urgent].append(waiter)
+        try:
+            await waiter  # `_release` hands its slot over: `_free` is not given back
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self._release()  # the slot arrived as we were cancelled: pass it on
+            else:
+                self._queued[urgent].remove(waiter)
+            raise
+
+    def _release(self) -> None:
+        for urgent in (True, False):
+            while self._queued[urgent]:
+                waiter = self._queued[urgent].popleft()
+                if not waiter.done():
+                    waiter.set_result(None)
+                    return
+        self._free += 1

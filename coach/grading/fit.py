@@ -6,7 +6,9 @@
 2. the dev split's answers: the embedding judge's five thresholds (covered, partial,
    purpose, red flag sure and possible), with that rule fixed;
 3. the dev split's answers: the trained judge's thresholds (coach.grading.point_calibration),
-   when the key-point model is present.
+   when the key-point model is present;
+4. the interview follow-up dev sets (follow-up answers with the graders' labels): the
+   follow-up reader's thresholds (coach.grading.followup_reader), with the key-point model.
 
 The artifact is stamped with hashes of what it was fitted on. `coach content check`
 and the test suite fail when the catalog's rubric or the dev file has changed since,
@@ -44,6 +46,7 @@ class GraderFit(BaseModel):
     score: dict
     point: dict = {}  # the trained judge's thresholds (empty: no key-point model was fitted)
     combined: dict = {}  # the combined judge's cut-off (coach.grading.combined_judge), with `point`
+    followup: dict = {}  # the follow-up reader's thresholds (coach.grading.followup_reader), with `point`
     figures: dict = {}  # what the fit measured on dev (reported, never read back)
 
     @property
@@ -64,6 +67,12 @@ class GraderFit(BaseModel):
         from coach.grading.point_judge import PointThresholds
 
         return PointThresholds(**self.point) if self.point else None
+
+    @property
+    def followup_thresholds(self):
+        from coach.grading.followup_reader import FollowUpThresholds
+
+        return FollowUpThresholds(**self.followup) if self.followup else None
 
     @cached_property
     def version(self) -> str:
@@ -89,8 +98,13 @@ def catalog_fingerprint(catalog) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
-def file_fingerprint(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+def file_fingerprint(path: Path | tuple[Path, ...]) -> str:
+    """A file's hash, or the files' together."""
+    paths = path if isinstance(path, (tuple, list)) else (path,)
+    digest = hashlib.sha256()
+    for one in paths:
+        digest.update(Path(one).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def rubric_version(bite) -> str:
@@ -106,9 +120,12 @@ def load_fit(path: Path = ARTIFACT) -> GraderFit:
         raise MissingFit(f"{path}: no usable grader fit ({error}); run `coach grader fit`") from None
 
 
-def stale_reasons(fit: GraderFit, catalog, dev_path: Path | None, embedder_name: str | None = None) -> list[str]:
+def stale_reasons(fit: GraderFit, catalog, dev_path: Path | None, embedder_name: str | None = None,
+                  followup_dev: tuple[Path, ...] | None = None) -> list[str]:
     """Why the artifact no longer matches its inputs (empty when it is current)."""
     reasons = []
+    if followup_dev is not None and fit.followup and fit.fitted_on.get("followup_dev") != file_fingerprint(followup_dev):
+        reasons.append("the interview follow-up dev sets changed since the grader was fitted")
     if fit.fitted_on.get("catalog") != catalog_fingerprint(catalog):
         reasons.append("the catalog's rubric or phrasings changed since the grader was fitted")
     if dev_path is not None and Path(dev_path).exists() and fit.fitted_on.get("dev") != file_fingerprint(dev_path):
@@ -133,13 +150,18 @@ def save_fit(fit: GraderFit, path: Path = ARTIFACT) -> None:
 
 
 def build_fit(catalog, dev_path: Path, embedder_name: str, thresholds: EmbeddingThresholds, rule: ScoreRule,
-              figures: dict, point=None, combined: dict | None = None) -> GraderFit:
+              figures: dict, point=None, combined: dict | None = None, followup=None,
+              followup_dev: tuple[Path, ...] = ()) -> GraderFit:
+    fitted_on = {"catalog": catalog_fingerprint(catalog), "dev": file_fingerprint(dev_path), "embedder": embedder_name,
+                 "point_model": point_model_fingerprint() if point is not None else ""}
+    if followup is not None:
+        fitted_on["followup_dev"] = file_fingerprint(followup_dev)
     return GraderFit(
-        fitted_on={"catalog": catalog_fingerprint(catalog), "dev": file_fingerprint(dev_path), "embedder": embedder_name,
-                   "point_model": point_model_fingerprint() if point is not None else ""},
+        fitted_on=fitted_on,
         embedding={k: round(float(v), 4) for k, v in asdict(thresholds).items()},
         score={k: round(float(v), 4) for k, v in asdict(rule).items()},
         point={k: round(float(v), 4) for k, v in asdict(point).items()} if point is not None else {},
         combined=combined or {},
+        followup={k: round(float(v), 4) for k, v in asdict(followup).items()} if followup is not None else {},
         figures=figures,
     )

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from coach.voice.delivery import Delivery
 
 Status = Literal["covered", "partial", "missing", "wrong"]
-GraderName = Literal["llm", "combined", "trained", "embedding"]
+GraderName = Literal["llm", "combined", "trained", "embedding", "followup"]  # followup: coach.grading.followup_reader
 InputKind = Literal["text", "voice"]
 # The grading scale an attempt was scored on. 1: coverage of equal key points (before
 # 2026-12); 2: anchored on the interviewer (core and depth points, purpose, sure red flags).

@@ -14,6 +14,7 @@ is said there."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from coach.grading import injection
 from coach.grading.embedding_judge import EmbeddingJudge, idf_corpus
 from coach.grading.feedback import feedback_text, follow_up_question
 from coach.grading.fit import GraderFit, load_fit, rubric_version
+from coach.grading.point_model import ARTIFACT as POINT_MODEL
 from coach.grading.models import Grade, GradeError, GradeResult, OffTopic, PointGrade, Suggestion, Verdicts
 from coach.grading.scoring import score_verdicts
 from content import Bite, Catalog
@@ -60,12 +62,14 @@ class Grader:
         llm_status=None,
         cpu_judge: str = "trained",
         embedding_pool=None,
+        followup_reader=None,
     ):
         """`llm_status`: the served model's `Qualification`; its grades reach members only once it
         says qualified (default: qualifying, so an unchecked model never grades anyone).
         `cpu_judge`: how the trained model is used when `point_judge` is given: "trained" (its
         verdicts) or "combined" (coach.grading.combined_judge); without it the embedding judge,
-        in `embedding_pool`'s worker processes when given (coach.grading.point_pool), else on a thread."""
+        in `embedding_pool`'s worker processes when given (coach.grading.point_pool), else on a thread.
+        `followup_reader`: reads interview follow-ups on the CPU (`read_point`), else the CPU judge does."""
         from coach.grading.qualification import Qualification
 
         self.catalog = catalog
@@ -75,6 +79,7 @@ class Grader:
         self.point_judge = point_judge
         self.cpu_judge = cpu_judge
         self.embedding_pool = embedding_pool
+        self.followup_reader = followup_reader
         self.fit = fit
         self.max_chars = max_chars
         self.llm_status = llm_status or Qualification("qualifying" if llm_judge is not None else "off")
@@ -90,14 +95,20 @@ class Grader:
         embedding_judge = EmbeddingJudge(topics.embedder, split_sentences, fit.thresholds, idf_corpus(catalog))
         llm_judge = LLMJudge(llm, max_tokens=settings.llm_max_tokens) if llm is not None and settings.llm_enabled else None
         uses_model = settings.cpu_judge != "embedding"
-        pool = None
-        if not uses_model and settings.grader_workers:
+        followup = fit.followup_thresholds if POINT_MODEL.exists() else None
+        pool = point_judge = None
+        if uses_model:
+            point_judge = load_point_judge(fit, topics.embedder, split_sentences, settings.grader_workers, followup)
+        elif settings.grader_workers:
             from coach.grading.point_pool import PooledEmbeddingJudge
 
-            pool = PooledEmbeddingJudge(fit.thresholds, idf_corpus(catalog), settings.grader_workers)
+            pool = PooledEmbeddingJudge(fit.thresholds, idf_corpus(catalog), settings.grader_workers, followup)
+        # The follow-up reader runs beside the CPU judge, in its worker processes when it has them.
+        reader = next((j for j in (point_judge, pool) if hasattr(j, "read_point")), None) if followup else None
+        if followup and reader is None:
+            reader = inline_followup_reader(followup, split_sentences)
         return cls(catalog, topics, embedding_judge, llm_judge, fit=fit, max_chars=settings.answer_max_chars,
-                   point_judge=load_point_judge(fit, topics.embedder, split_sentences, settings.grader_workers)
-                   if uses_model else None, cpu_judge=settings.cpu_judge, embedding_pool=pool)
+                   point_judge=point_judge, cpu_judge=settings.cpu_judge, embedding_pool=pool, followup_reader=reader)
 
     # --- public ----------------------------------------------------------------------
 
@@ -179,7 +190,8 @@ class Grader:
         bite = self.catalog.bites.get(bite_id)
         if bite is None or not 0 <= point < len(bite.key_points):
             return GradeError(error="unknown_bite", message=f"There is no bite called {bite_id!r}.")
-        verdicts, grader = await self._verdicts(follow_up_bite(bite, point), cleaned.text)
+        reader = functools.partial(self._read_follow_up, bite, point, cleaned.text) if self.followup_reader else None
+        verdicts, grader = await self._verdicts(follow_up_bite(bite, point), cleaned.text, reader)
         verdict = verdicts.key_points[0]
         earned_nothing = verdicts.injection or verdicts.keyword_soup
         status = "missing" if earned_nothing and verdict.status in ("covered", "partial") else verdict.status
@@ -211,7 +223,9 @@ class Grader:
     def cpu_label(self) -> str:
         return self.cpu_judge if self.point_judge is not None else "embedding"
 
-    async def _verdicts(self, bite: Bite, text: str) -> tuple[Verdicts, str]:
+    async def _verdicts(self, bite: Bite, text: str, cpu=None) -> tuple[Verdicts, str]:
+        """The LLM's verdicts when it serves and answers, else the CPU judge's (`cpu(net)` when
+        given: the follow-up reader)."""
         net = injection.check(text)
         if self.llm_judge is not None and self.llm_status.serves:
             from serving.errors import LLMError
@@ -220,7 +234,16 @@ class Grader:
                 return await self._llm_verdicts(bite, text, net), "llm"
             except LLMError as error:
                 log.warning("LLM grading failed (%s); falling back to the CPU grader", error)
+        if cpu is not None:
+            return await cpu(net)
         return await self._cpu_verdicts(bite, text, net)
+
+    async def _read_follow_up(self, bite: Bite, point: int, text: str, net) -> tuple[Verdicts, str]:
+        """A follow-up answer read by the key-point model against its one point
+        (coach.grading.followup_reader); the injection net as on the trained judge's path."""
+        verdict = await self.followup_reader.read_point(bite, point, text)
+        near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
+        return Verdicts(key_points=[verdict], red_flag=False, injection=injection.without_model(net, near)), "followup"
 
     async def _llm_verdicts(self, bite: Bite, text: str, net) -> Verdicts:
         llm = await self.llm_judge.judge(bite, text)
@@ -294,7 +317,16 @@ def follow_up_bite(bite: Bite, point: int) -> Bite:
     return bite.model_copy(update={"key_points": (key_point,), "prompt": key_point.follow_up})
 
 
-def load_point_judge(fit: GraderFit, embedder, split_sentences, workers: int = 0):
+def inline_followup_reader(thresholds, split_sentences):
+    """The follow-up reader on a thread of this process (no worker processes)."""
+    from coach.grading.followup_reader import FollowUpReader
+    from coach.grading.point_model import PointModel
+    from coach.grading.point_pool import InlineFollowUpReader
+
+    return InlineFollowUpReader(FollowUpReader(PointModel(POINT_MODEL), split_sentences, thresholds))
+
+
+def load_point_judge(fit: GraderFit, embedder, split_sentences, workers: int = 0, followup=None):
     """The trained judge (in `workers` processes, or on a thread when 0), or None (logged) when
     the model or its fitted thresholds are missing: the embedding judge answers then."""
     from coach.grading.point_judge import PointJudge
@@ -305,5 +337,5 @@ def load_point_judge(fit: GraderFit, embedder, split_sentences, workers: int = 0
         log.warning("no trained key-point judge (%s); grading with the embedding judge", ARTIFACT.name)
         return None
     if workers:
-        return PooledPointJudge(fit.point_thresholds, workers)
+        return PooledPointJudge(fit.point_thresholds, workers, followup)
     return InlinePointJudge(PointJudge(PointModel(ARTIFACT), split_sentences, fit.point_thresholds, embedder=embedder))

@@ -1,6 +1,6 @@
 """The CPU judges off the event loop: worker processes that each load their model once (the
 key-point model and the embedder it narrows long answers with, or the embedding judge's
-embedder), like the picture and speech pools, at a lower CPU priority than the bot.
+embedder; and the follow-up reader, which reads interview follow-ups with the key-point model), like the picture and speech pools, at a lower CPU priority than the bot.
 
 `GRADER_WORKERS` >= 1 (the bot's default): a grading runs in a worker, so its tokenising and
 matrix work never holds the bot's GIL, and the OS runs quiz replies first. `GRADER_WORKERS=0`:
@@ -21,6 +21,7 @@ from content import Bite
 
 log = logging.getLogger(__name__)
 _JUDGE = None  # the worker's own judge, loaded by `_load` or `_load_embedding`
+_READER = None  # the worker's follow-up reader (coach.grading.followup_reader), when fitted
 NICE = 10  # below the bot: quiz replies first
 
 
@@ -34,23 +35,31 @@ def _worker_start(parent: int) -> None:
         pass
 
 
-def _load(thresholds, parent: int) -> None:
-    global _JUDGE
+def _load(thresholds, followup, parent: int) -> None:
+    global _JUDGE, _READER
     _worker_start(parent)
+    from coach.grading.followup_reader import FollowUpReader
     from coach.grading.point_judge import PointJudge
     from coach.grading.point_model import PointModel
     from retrieval import Embedder, split_sentences
 
     _JUDGE = PointJudge(PointModel(), split_sentences, thresholds, embedder=Embedder())
+    if followup is not None:
+        _READER = FollowUpReader(_JUDGE.model, split_sentences, followup)
 
 
-def _load_embedding(thresholds, corpus: list[str], parent: int) -> None:
-    global _JUDGE
+def _load_embedding(thresholds, corpus: list[str], followup, parent: int) -> None:
+    global _JUDGE, _READER
     _worker_start(parent)
     from coach.grading.embedding_judge import EmbeddingJudge
     from retrieval import Embedder, split_sentences
 
     _JUDGE = EmbeddingJudge(Embedder(), split_sentences, thresholds, corpus)
+    if followup is not None:
+        from coach.grading.followup_reader import FollowUpReader
+        from coach.grading.point_model import PointModel
+
+        _READER = FollowUpReader(PointModel(), split_sentences, followup)
 
 
 def _judge(bite: Bite, text: str) -> Verdicts:
@@ -65,8 +74,22 @@ def _explains(bite: Bite, text: str) -> bool:
     return _JUDGE.explains(bite, text)
 
 
+def _read_point(bite: Bite, point: int, text: str):
+    return _READER.read(bite, point, text)
+
+
 def _ready() -> bool:
     return _JUDGE is not None
+
+
+class InlineFollowUpReader:
+    """The follow-up reader in this process, on a thread."""
+
+    def __init__(self, reader):
+        self.reader = reader
+
+    async def read_point(self, bite: Bite, point: int, text: str):
+        return await asyncio.to_thread(self.reader.read, bite, point, text)
 
 
 class InlinePointJudge:
@@ -114,10 +137,13 @@ class _Pool:
 
 
 class PooledPointJudge(_Pool):
-    """The trained judge in worker processes."""
+    """The trained judge in worker processes (with the follow-up reader when `followup` is given)."""
 
-    def __init__(self, thresholds, workers: int = 1):
-        super().__init__(_load, (thresholds,), workers)
+    def __init__(self, thresholds, workers: int = 1, followup=None):
+        super().__init__(_load, (thresholds, followup), workers)
+
+    async def read_point(self, bite: Bite, point: int, text: str):
+        return await self._run(_read_point, bite, point, text)
 
     async def verdicts(self, bite: Bite, text: str) -> Verdicts:
         return await self._run(_judge, bite, text)
@@ -127,10 +153,14 @@ class PooledPointJudge(_Pool):
 
 
 class PooledEmbeddingJudge(_Pool):
-    """The embedding judge in worker processes: `judge` as `EmbeddingJudge.judge`."""
+    """The embedding judge in worker processes: `judge` as `EmbeddingJudge.judge`; with
+    `followup`, the follow-up reader beside it (`read_point` as `FollowUpReader.read`)."""
 
-    def __init__(self, thresholds, corpus: list[str], workers: int = 1):
-        super().__init__(_load_embedding, (thresholds, list(corpus)), workers)
+    def __init__(self, thresholds, corpus: list[str], workers: int = 1, followup=None):
+        super().__init__(_load_embedding, (thresholds, list(corpus), followup), workers)
 
     async def judge(self, bite: Bite, text: str, net) -> Verdicts:
         return await self._run(_judge_with_net, bite, text, net)
+
+    async def read_point(self, bite: Bite, point: int, text: str):
+        return await self._run(_read_point, bite, point, text)

@@ -19,7 +19,7 @@ from coach.errors import InvalidRequest, NotFound, NotOwner
 from coach.interview.rules import MAX_QUESTIONS, Turn, follow_up_xp, question_card, signal
 from coach.progress.ledger import Ledger
 from coach.store import Store
-from coach.store.models import InterviewRow
+from coach.store.models import InterviewRow, User
 from content import Catalog
 
 OPEN = "open"
@@ -122,12 +122,28 @@ class InterviewService:
         return _state(row)
 
     async def lapse(self, user_id: int) -> InterviewState | None:
-        """End the member's open interview if it ran out of time; returns it then (its
-        scorecard is still to be shown), else None."""
+        """End the member's open interview if it ran out of time; returns it when this call
+        ended it (its scorecard is still to be shown: by whoever ended it, once), else None."""
         open_one = await self.open_for(user_id)
         if open_one is None or self.now() < open_one.expires_at():
             return None
-        return await self.close(open_one.interview_id, user_id, open_one.turn, "expired")
+        state, closed = await self._close(open_one.interview_id, user_id, open_one.turn, "expired")
+        return state if closed else None
+
+    async def lapse_for_reminders(self) -> list[InterviewState]:
+        """End every open interview that ran out of time whose member allowed reminders, and
+        return those this call ended (their scorecards go by DM; a member without reminders
+        sees theirs on the next command, `lapse`)."""
+        rows = await self.store.read(lambda db: db.execute(
+            select(InterviewRow).join(User, User.user_id == InterviewRow.user_id)
+            .where(InterviewRow.status == OPEN, User.reminders.is_(True))))
+        now, ended = self.now(), []
+        for state in (_state(row) for row in rows.scalars()):
+            if now >= state.expires_at():
+                closed_state, closed = await self._close(state.interview_id, state.user_id, state.turn, "expired")
+                if closed:
+                    ended.append(closed_state)
+        return ended
 
     def signal_of(self, bite_ids, turns) -> str | None:
         """The interview's signal from its turns (coach.interview.rules.signal)."""
@@ -168,15 +184,22 @@ class InterviewService:
     async def close(self, interview_id: int, user_id: int, turn_no: int, status: str) -> InterviewState:
         """End the interview (`ended` by the member, `expired`) at turn `turn_no`; an interview
         already over is returned as it is."""
+        return (await self._close(interview_id, user_id, turn_no, status))[0]
+
+    async def _close(self, interview_id: int, user_id: int, turn_no: int, status: str) -> tuple[InterviewState, bool]:
+        """`close`, and whether this call ended it (another process may have a moment before)."""
         now = self.now()
 
         async def work(db):
             row = await _owned_row(db, interview_id, user_id)
-            if row.status == OPEN and row.turn == turn_no:
-                row.status, row.finished_at, row.asking = status, now, None
-                row.signal = self.signal_of(row.bite_ids, [Turn.from_json(t) for t in row.turns or ()])
-                await db.flush()
-            return _state(row)
+            changed = await db.execute(
+                update(InterviewRow).where(InterviewRow.id == interview_id, InterviewRow.status == OPEN,
+                                           InterviewRow.turn == turn_no)
+                .values(status=status, finished_at=now, asking=None,
+                        signal=self.signal_of(row.bite_ids, [Turn.from_json(t) for t in row.turns or ()])))
+            if changed.rowcount == 1:
+                row = await db.get(InterviewRow, interview_id, populate_existing=True)
+            return _state(row), changed.rowcount == 1
 
         return await self.store.run(work)
 

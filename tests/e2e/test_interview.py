@@ -1,8 +1,12 @@
 """/interview through the real discord.py client and the fake Discord: a weak answer, the
 follow-up on a missed core point, a restart between turns, a rescue, the scorecard; and the
-limits (someone else's button, a second /interview, a pressed-twice turn, the rate limit)."""
+limits (someone else's button, a second /interview, a pressed-twice turn, the rate limit); an
+interview that ran out of time told with the next command, or by DM with reminders on."""
+
+from datetime import datetime, timedelta, timezone
 
 from tests.e2e.conftest import ANSWERED, button
+from tests.e2e.test_daily import Clock
 from tests.fakediscord.records import RESPONSE_DEFER, RESPONSE_MODAL
 
 WEAK = "um it caches some stuff from earlier tokens so the model is faster, I think"
@@ -103,3 +107,40 @@ async def test_stats_shows_interviews_and_their_signals(harness, fake):
     await stats.acknowledged()
     fields = {f["name"]: f["value"] for f in (await fake.reply(stats))["embeds"][0]["fields"]}
     assert fields["Interviews"].startswith("1 taken: ") and fields["Interviews"].endswith(signal)
+
+
+async def test_an_interview_that_ran_out_of_time_is_told_with_the_next_command_once(harness, fake):
+    clock = Clock(datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc))
+    await harness.start(clock=clock)
+    guild, erin = fake.add_guild(), fake.add_user("erin")
+    shown = await open_interview(fake, erin, guild, topic="kv cache", questions=1)
+    await answer_turn(fake, erin, guild, shown, WEAK)
+    clock.moment += timedelta(minutes=16)  # the follow-up was left unanswered: the interview lapses
+    first = await fake.slash(erin, "bite", guild=guild, options={"topic": "kv cache"})
+    await first.acknowledged()
+    told = await fake.reply(first)
+    assert told["content"].startswith("⏱️ Your last interview ran out of time. An interviewer's call")
+    assert told["embeds"], "the command's own reply is still there"
+    again = await fake.slash(erin, "bite", guild=guild, options={"topic": "kv cache"})
+    await again.acknowledged()
+    assert "ran out of time" not in (await fake.reply(again))["content"], "said once"
+
+
+async def test_a_member_with_reminders_gets_the_lapsed_interview_by_dm(harness, fake):
+    clock = Clock(datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc))
+    bot = await harness.start(clock=clock)
+    guild, finn = fake.add_guild(), fake.add_user("finn")
+    settings = await fake.slash(finn, "settings", guild=guild, options={"reminders": True})
+    await settings.acknowledged()
+    shown = await open_interview(fake, finn, guild, topic="kv cache", questions=1)
+    await answer_turn(fake, finn, guild, shown, WEAK)
+    assert await bot.reminders.run_once() == 0, "still open: nothing to say"
+    clock.moment += timedelta(minutes=16)
+    assert await bot.reminders.run_once() == 1
+    dms = [r.body["content"] for r in fake.requests_to("POST", "/messages") if r.status == 200
+           and "ran out of time" in (r.body.get("content") or "")]
+    assert len(dms) == 1 and "An interviewer's call" in dms[0]
+    assert await bot.reminders.run_once() == 0, "sent once"
+    later = await fake.slash(finn, "stats", guild=guild)
+    await later.acknowledged()
+    assert "ran out of time" not in (await fake.reply(later))["content"], "already told by DM"

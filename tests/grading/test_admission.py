@@ -1,4 +1,5 @@
-"""The grading queue: at most `running` at once, `waiting` more queued, the rest refused at once."""
+"""The grading queue: at most `running` at once, `waiting` more queued, the rest refused at once;
+an interview turn goes before a waiting /explain and is not refused for their queue."""
 
 import asyncio
 
@@ -34,3 +35,55 @@ async def test_runs_at_most_running_queues_waiting_and_refuses_the_rest():
 def test_needs_at_least_one_running():
     with pytest.raises(ValueError):
         GradingQueue(running=0, waiting=3)
+
+
+async def test_an_interview_turn_goes_before_waiting_explanations_and_is_not_refused_for_them():
+    queue = GradingQueue(running=1, waiting=1)
+    gates = {name: asyncio.Event() for name in ("a", "b", "turn")}
+    order, refused = [], []
+
+    async def grading(name, urgent=False):
+        async with queue.slot(urgent=urgent) as admitted:
+            if not admitted:
+                refused.append(name)
+                return
+            order.append(name)
+            await gates[name].wait()
+
+    a = asyncio.create_task(grading("a"))
+    b = asyncio.create_task(grading("b"))
+    await asyncio.sleep(0.01)
+    await grading("c")
+    assert refused == ["c"], "an /explain past running + waiting is refused"
+    turn = asyncio.create_task(grading("turn", urgent=True))
+    await asyncio.sleep(0.01)
+    assert order == ["a"] and not refused[1:], "the turn is queued, not refused"
+    gates["a"].set()
+    await asyncio.sleep(0.01)
+    assert order == ["a", "turn"], "the turn took the free slot before the waiting /explain"
+    gates["turn"].set()
+    gates["b"].set()
+    await asyncio.gather(a, b, turn)
+    assert order == ["a", "turn", "b"] and queue.busy == 0
+
+
+async def test_a_cancelled_waiter_gives_its_place_back():
+    queue = GradingQueue(running=1, waiting=2)
+    hold = asyncio.Event()
+
+    async def grading():
+        async with queue.slot() as admitted:
+            assert admitted
+            await hold.wait()
+
+    first = asyncio.create_task(grading())
+    await asyncio.sleep(0.01)
+    second = asyncio.create_task(grading())
+    await asyncio.sleep(0.01)
+    second.cancel()
+    await asyncio.gather(second, return_exceptions=True)
+    assert queue.busy == 1
+    hold.set()
+    await first
+    async with queue.slot() as admitted:
+        assert admitted and queue.busy == 1

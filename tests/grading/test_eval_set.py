@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli.fit import embedder_name
+from bot.cli.fit import FOLLOWUP_DEV, embedder_name
 from coach.grading.eval import load_eval_set
 from coach.grading.fit import load_fit, stale_reasons
 
@@ -93,8 +93,9 @@ def test_no_catalog_text_is_an_eval_answer(blind, shipped_catalog):
 
 
 def test_the_shipped_fit_is_current(shipped_catalog, embedder):
-    reasons = stale_reasons(load_fit(), shipped_catalog, BLIND["dev"], embedder_name(embedder))
+    reasons = stale_reasons(load_fit(), shipped_catalog, BLIND["dev"], embedder_name(embedder), FOLLOWUP_DEV)
     assert not reasons, f"{reasons}: run `coach grader fit`"
+    assert load_fit().followup_thresholds is not None, "the follow-up reader is fitted with the key-point model"
 
 
 def test_stale_fit_is_detected(shipped_catalog, tmp_path):
@@ -103,3 +104,6 @@ def test_stale_fit_is_detected(shipped_catalog, tmp_path):
     changed.write_text(BLIND["dev"].read_text() + json.dumps({"edited": True}) + "\n")
     assert stale_reasons(fit, shipped_catalog, changed)
     assert stale_reasons(fit.model_copy(update={"fitted_on": {**fit.fitted_on, "catalog": "0" * 16}}), shipped_catalog, None)
+    edited = tmp_path / "followups.jsonl"
+    edited.write_text(FOLLOWUP_DEV[0].read_text() + json.dumps({"edited": True}) + "\n")
+    assert stale_reasons(fit, shipped_catalog, None, followup_dev=(edited, FOLLOWUP_DEV[1]))

@@ -40,8 +40,7 @@ async def test_a_weak_answer_is_probed_and_a_good_follow_up_is_rescued(flow, coa
     question, point = step.state.asking
     assert question == 0 and flow.catalog.bites["kv-cache"].key_points[point].kind == "core"
     target = point
-    step = await flow.answer(USER, step.state.interview_id, 1,
-                             KEYS_AND_VALUES if target == 0 else flow.catalog.bites["kv-cache"].key_points[target].point)
+    step = await flow.answer(USER, step.state.interview_id, 1, flow.catalog.bites["kv-cache"].key_points[target].point)
     assert step.line == "landed"
     while step.outcome == "asked":
         step = await flow.pass_turn(USER, step.state.interview_id, step.state.turn)
