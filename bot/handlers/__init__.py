@@ -10,6 +10,7 @@ the interaction, and ownership is always checked against the store.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Mapping
 
 from bot import custom_ids as ids
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from bot.services import Services
 
 __all__ = ["Actor", "Handlers", "Names"]
+log = logging.getLogger(__name__)
 
 
 class Handlers:
@@ -85,7 +87,11 @@ class Handlers:
         reply, once; a reply to the channel or a form carries no such note (it waits)."""
         if command.name == "interview" or command.public or command.instant(options):
             return await command.run(self, actor, options)
-        note = await self.interviewing.lapsed_note(actor)
+        try:
+            note = await self.interviewing.lapsed_note(actor)
+        except Exception:  # the note is a courtesy: a store hiccup must not cost the command
+            log.warning("could not check for a lapsed interview", exc_info=True)
+            note = ""
         reply = await command.run(self, actor, options)
         return interview_render.with_note(reply, note) if note and reply.modal is None else reply
 

@@ -14,7 +14,7 @@ from coach.interview.rules import SIGNAL_WORDS
 SIGNAL_COLOURS = {"strong_yes": GREEN, "lean_yes": GREEN, "lean_no": AMBER, "strong_no": RED}
 ENDINGS = {"finished": "Interview over.", "ended": "You ended the interview.",
            "expired": "The interview ran out of time (15 minutes a turn, 45 in all)."}
-CPU_FOLLOW_UP_AGREEMENT = "six"  # exact agreement on held-out follow-up answers, rounded (set 3)
+CPU_FOLLOW_UP_AGREEMENT = "seven"  # exact agreement on the held-out follow-up answers (set 3: 68%)
 # Without an LLM grader the turn lines come from the CPU judges; how far to trust them follows
 # what was measured (docs/grading.md, "How the interview was checked").
 CPU_NOTE = ("Noted by the CPU grader (no LLM grader here): its follow-up verdicts match an interviewer's "
