@@ -21,7 +21,7 @@ from content import Bite
 
 log = logging.getLogger(__name__)
 _JUDGE = None  # the worker's own judge, loaded by `_load` or `_load_embedding`
-_READER = None  # the worker's follow-up reader (coach.grading.followup_reader), when fitted
+_READER = None  # the worker's follow-up reader (coach.grading.followup_reader), or its thresholds until first used
 NICE = 10  # below the bot: quiz replies first
 
 
@@ -55,11 +55,7 @@ def _load_embedding(thresholds, corpus: list[str], followup, parent: int) -> Non
     from retrieval import Embedder, split_sentences
 
     _JUDGE = EmbeddingJudge(Embedder(), split_sentences, thresholds, corpus)
-    if followup is not None:
-        from coach.grading.followup_reader import FollowUpReader
-        from coach.grading.point_model import PointModel
-
-        _READER = FollowUpReader(PointModel(), split_sentences, followup)
+    _READER = followup  # the key-point model loads at the first follow-up, not for every /explain
 
 
 def _judge(bite: Bite, text: str) -> Verdicts:
@@ -75,6 +71,13 @@ def _explains(bite: Bite, text: str) -> bool:
 
 
 def _read_point(bite: Bite, point: int, text: str):
+    global _READER
+    if not hasattr(_READER, "read"):  # still the thresholds: load the reader's model now
+        from coach.grading.followup_reader import FollowUpReader
+        from coach.grading.point_model import PointModel
+        from retrieval import split_sentences
+
+        _READER = FollowUpReader(PointModel(), split_sentences, _READER)
     return _READER.read(bite, point, text)
 
 

@@ -1,4 +1,5 @@
-"""The embedding judge in a worker process gives the verdicts it gives in this process."""
+"""The embedding judge in a worker process gives the verdicts it gives in this process, and so does
+the follow-up reader beside it (its model loaded at the first follow-up)."""
 
 import os
 
@@ -15,11 +16,14 @@ ANSWERS = [
 
 async def test_pooled_embedding_judge_matches_the_in_process_one(shipped_catalog, shipped_grader):
     bite = shipped_catalog.bites["kv-cache"]
-    pool = PooledEmbeddingJudge(shipped_grader.embedding_judge.thresholds, idf_corpus(shipped_catalog), workers=1)
+    reader = shipped_grader.followup_reader.reader
+    pool = PooledEmbeddingJudge(shipped_grader.embedding_judge.thresholds, idf_corpus(shipped_catalog), workers=1,
+                                followup=reader.thresholds)
     try:
         for answer in ANSWERS:
             net = injection.check(answer)
             assert await pool.judge(bite, answer, net) == shipped_grader.embedding_judge.judge(bite, answer, net)
+            assert await pool.read_point(bite, 0, answer) == reader.read(bite, 0, answer)
         pids = {pid for pid in pool._pool._processes}
         assert pids and os.getpid() not in pids, "it ran in a worker process"
     finally:
