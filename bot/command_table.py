@@ -61,7 +61,7 @@ class Group:
 
 
 GROUPS = {"daily": Group("The server's daily bite and question (admins)", admin=True)}
-TRACK = Option("track", "Which track", tracks=True, positional=True)
+ANY_TRACK = "any"  # /settings track:any forgets the member's preferred track
 TOPIC = Option("topic", "A few words about the topic (optional)", bounds=(1, 200), rest=True)
 
 
@@ -73,8 +73,12 @@ def _explain(h: Hub, actor: Actor, o: Options) -> Awaitable[Reply]:
 
 COMMANDS: tuple[Command, ...] = (
     Command("quiz", "Multiple-choice questions with explanations",
-            lambda h, a, o: h.quiz(a, o["track"], o["count"]), "multiple-choice questions with explanations.",
-            (TRACK, Option("count", "How many questions (5-30)", "number", default=10, bounds=(5, 30)))),
+            lambda h, a, o: h.quiz(a, o["track"], o["count"]),
+            "multiple-choice questions with explanations; with no track, your preferred one (`/settings`), "
+            "else the server's daily track, else a mix of every track.",
+            (Option("track", "Which track (default: yours, else the server's, else a mix)", tracks=True,
+                    positional=True),
+             Option("count", "How many questions (5-30)", "number", default=10, bounds=(5, 30)))),
     Command("bite", "A 60-second explainer: on a topic, or today's",
             lambda h, a, o: h.bite(a, o["topic"]), "a 60-second explainer on a topic, or today's.", (TOPIC,)),
     Command("explain", "Explain a concept out loud and get it graded", _explain,
@@ -106,17 +110,21 @@ COMMANDS: tuple[Command, ...] = (
     Command("leaderboard", "Who earned the most XP here", lambda h, a, o: h.leaderboard(a, o["period"]),
             "who earned the most XP here.", (Option("period", default="week", choices=PERIODS, positional=True),),
             public=True),
-    Command("settings", "Timezone, answer keeping, leaderboard, reminders",
-            lambda h, a, o: h.settings(a, **o), "timezone, answer keeping, leaderboard, reminders.",
+    Command("settings", "Timezone, answer keeping, leaderboard, reminders, your track",
+            lambda h, a, o: h.settings(a, **o),
+            "timezone, answer keeping, leaderboard, reminders, and the track `/quiz` uses when you name none "
+            f"(`{ANY_TRACK}`: the server's, else a mix).",
             (Option("timezone", "IANA name, e.g. Europe/Paris", bounds=(1, 64)),
+             Option("track", f"The track /quiz uses when you name none ({ANY_TRACK}: the server's, else a mix)",
+                    tracks=True, choices=(ANY_TRACK,)),
              Option("keep_answers", "Keep the texts of my answers", "flag"),
              Option("leaderboard", "Show me on the leaderboard", "flag"),
              Option("reminders", "DM me when reviews are due", "flag"))),
     Command("forget", "Delete all your data (asks to confirm)", lambda h, a, o: h.forget(a), "deletes your data."),
     Command("help", "What the coach can do", lambda h, a, o: h.help(a), "this list."),
-    Command("daily set", "Post a daily bite and question in a channel",
+    Command("daily set", "Post a daily bite and question in a channel (one schedule per channel)",
             lambda h, a, o: h.daily_set(a, o["channel"], o["time"], o["timezone"], o["track"], o["week_starts"]),
-            "(admins) posts a daily bite and question in a channel.",
+            "(admins) posts a daily bite and question in a channel; each channel can have its own time and track.",
             (Option("channel", "Where to post", "channel", required=True),
              Option("time", "Local time, HH:MM (24-hour)", required=True, bounds=(1, 5)),
              Option("timezone", "IANA name, e.g. Europe/Berlin", required=True, bounds=(1, 64)),
@@ -124,8 +132,10 @@ COMMANDS: tuple[Command, ...] = (
              Option("week_starts", "Day the server's week starts; that day's post shows the last week "
                                    "(default: by language)", choices=WEEK_STARTS, titled=True)),
             console=False),
-    Command("daily off", "Stop the daily posts", lambda h, a, o: h.daily_off(a), "(admins) stops them.",
-            console=False),
+    Command("daily off", "Stop the daily posts (in one channel, or all)",
+            lambda h, a, o: h.daily_off(a, o["channel"]),
+            "(admins) stops them in a channel, or with no channel everywhere.",
+            (Option("channel", "Which channel's posts (default: every channel)", "channel"),), console=False),
     Command("daily preview", "See today's post (only you)", lambda h, a, o: h.daily_preview(a),
             "(admins) shows today's post to you only.", console=False),
 )
@@ -136,7 +146,7 @@ def usage(command: Command, *, console: bool = False) -> str:
     """`/quiz track: count:` on Discord; `/quiz [track] count:<5-30>` in the console."""
     words = [f"/{command.name}"]
     for option in command.options:
-        if option.choices:
+        if option.choices and not option.tracks:
             words.append(f"{option.name}:{'|'.join(option.choices)}")
         elif console and (option.positional or option.rest):
             words.append(f"[{option.name}]")

@@ -196,6 +196,7 @@ class UserSettings:
     keep_answers: bool = False
     leaderboard_opt_out: bool = False
     reminders: bool = False
+    preferred_track: str | None = None  # what `/quiz` with no track uses first
 
 
 @dataclass(frozen=True)
@@ -246,6 +247,7 @@ class DailyPick:
     question: QuestionView  # options in the post's stored order
     sent: bool
     message_ids: tuple[int, ...] = field(default_factory=tuple)
+    channel_id: int = 0  # the schedule's channel (0: picked where the server has no schedule)
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,7 @@ class DailyResults:
     counts: tuple[int, ...]  # per shown option
     shares: tuple[float, ...]  # counts / total (0 when nobody answered)
     correct_choice: int
+    channel_id: int = 0
 
 
 # ----- progress over time, mastery, the server's week (what the pictures are drawn from) -----

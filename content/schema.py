@@ -84,9 +84,20 @@ class Bite(_Frozen):
         return tuple(p.point for p in self.key_points)
 
 
+# Words the commands use in place of a track (`/quiz review`, a mixed session, `/settings track:any`).
+RESERVED_TRACK_IDS = ("review", "mix", "any")
+
+
 class Track(_Frozen):
     id: str = Field(pattern=SLUG)
     title: str = Field(min_length=3)
     description: str = ""
     bites: tuple[Bite, ...] = ()
     questions: tuple[Question, ...] = ()
+
+    @field_validator("id")
+    @classmethod
+    def _not_reserved(cls, track_id: str) -> str:
+        if track_id in RESERVED_TRACK_IDS:
+            raise ValueError(f"{track_id!r} is a word the commands use; choose another track id")
+        return track_id

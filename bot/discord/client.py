@@ -161,11 +161,11 @@ class CoachBot(FleetClient):
         channel = await self.create_dm(discord.Object(user_id))
         await channel.send(text[:2000])
 
-    async def week_for_post(self, guild_id: int, start):
-        """The server's week beginning on `start`, and its picture, for the daily post."""
+    async def week_for_post(self, guild_id: int, channel_id: int, start):
+        """The server's week beginning on `start`, and its picture, for the channel's daily post."""
         guild = self.get_guild(guild_id)
         return await self.handlers.week_picture(guild_id, start, guild.name if guild else "This server",
-                                                self.member_names)
+                                                self.member_names, channel_id=channel_id)
 
     async def member_names(self, guild_id: int, user_ids) -> dict[int, str]:
         """Display names in the server (nickname, else global name, else username) for a

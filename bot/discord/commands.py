@@ -38,7 +38,7 @@ def _value(option: Option, value: Any) -> Any:
 
 def _choices(option: Option, tracks: list[app_commands.Choice]) -> list[app_commands.Choice] | None:
     if option.tracks:
-        return tracks
+        return tracks + [app_commands.Choice(name=c, value=c) for c in option.choices]
     if option.choices:
         return [app_commands.Choice(name=c.title() if option.titled else c, value=c) for c in option.choices]
     return None

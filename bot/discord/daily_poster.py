@@ -50,8 +50,9 @@ def post_nonce(pick: DailyPick) -> str:
 Warn = Callable[[int, str], Awaitable[None]]
 # (user_id, text) -> None
 DirectMessage = Callable[[int, str], Awaitable[None]]
-# (guild_id, first day) -> (the server's week, its picture or None): Handlers.week_picture, named by the adapter.
-WeekPicture = Callable[[int, date], Awaitable[tuple[object, Attachment | None]]]
+# (guild_id, channel_id, first day) -> (the channel's week, its picture or None): Handlers.week_picture,
+# named by the adapter.
+WeekPicture = Callable[[int, int, date], Awaitable[tuple[object, Attachment | None]]]
 # (channel_id, pick) -> the id of the pick's post if it is in the channel, else None.
 FindPost = Callable[[int, object], Awaitable[int | None]]
 
@@ -73,27 +74,28 @@ class DailyPoster:
         """Send one due post; returns the message id, or None when it did not go out (sent
         by another process, being sent by one now, or refused by the channel)."""
         guild_id, day, channel_id = due.schedule.guild_id, due.local_date, due.schedule.channel_id
-        pick = await self.coach.daily.pick_daily(guild_id, day, due.schedule.track)  # recorded before sending
+        where = dict(channel_id=channel_id)
+        pick = await self.coach.daily.pick_daily(guild_id, day, due.schedule.track, **where)  # recorded before sending
         if pick.sent:
             return pick.message_ids[0] if pick.message_ids else None
-        claim = await self.claims.claim(guild_id, day, self.holder)
+        claim = await self.claims.claim(guild_id, day, self.holder, **where)
         if claim.status == "sent":  # recorded by a process that died before marking the pick
-            await self.coach.daily.mark_daily_sent(guild_id, day, [claim.message_id])
+            await self.coach.daily.mark_daily_sent(guild_id, day, [claim.message_id], **where)
             return None
         if claim.status != "granted":
             return None
         if claim.check_channel:
             found = await self._already_posted(channel_id, pick)
             if found is not None:
-                return await self._record(guild_id, day, found, "found in the channel")
+                return await self._record(guild_id, channel_id, day, found, "found in the channel")
         try:
-            yesterday = await self.coach.daily.daily_results(guild_id, day - timedelta(days=1))
+            yesterday = await self.coach.daily.daily_results(guild_id, day - timedelta(days=1), **where)
         except NotFound:
             yesterday = None
         last_week, picture = None, None
         if self.week is not None and is_week_start(due.schedule, day):
             try:
-                last_week, picture = await self.week(guild_id, day - timedelta(days=7))
+                last_week, picture = await self.week(guild_id, channel_id, day - timedelta(days=7))
             except Exception:  # the week is extra: it never costs the day's post
                 log.exception("weekly picture skipped", extra={"guild": guild_id})
         reply = render.daily_post(pick, self.catalog.bites[pick.bite_id], yesterday, last_week)
@@ -102,18 +104,18 @@ class DailyPoster:
         try:
             message_id = await self._send(guild_id, channel_id, reply, post_nonce(pick))
         except (PermissionError, LookupError) as error:
-            first = await self.claims.give_up(guild_id, day)
+            first = await self.claims.give_up(guild_id, day, **where)
             log.warning("daily post blocked", extra={"guild": guild_id, "channel": channel_id, "reason": str(error)})
             if first and self.warn is not None:
                 await self._warn(guild_id, channel_id)
             return None
-        return await self._record(guild_id, day, message_id, "sent")
+        return await self._record(guild_id, channel_id, day, message_id, "sent")
 
-    async def _record(self, guild_id: int, day: date, message_id: int, how: str) -> int:
-        await self.coach.daily.mark_daily_sent(guild_id, day, [message_id])
-        await self.claims.record_sent(guild_id, day, self.holder, message_id)
-        log.info("daily post sent", extra={"guild": guild_id, "date": day.isoformat(), "message_id": message_id,
-                                           "how": how})
+    async def _record(self, guild_id: int, channel_id: int, day: date, message_id: int, how: str) -> int:
+        await self.coach.daily.mark_daily_sent(guild_id, day, [message_id], channel_id=channel_id)
+        await self.claims.record_sent(guild_id, day, self.holder, message_id, channel_id=channel_id)
+        log.info("daily post sent", extra={"guild": guild_id, "channel": channel_id, "date": day.isoformat(),
+                                           "message_id": message_id, "how": how})
         return message_id
 
     async def _already_posted(self, channel_id: int, pick) -> int | None:

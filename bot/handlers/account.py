@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.render import messages as render
 from bot.render import texts
+from bot.command_table import ANY_TRACK
 from bot.handlers.base import Actor, Capability, replies_to_errors
 from bot.render.replies import Reply, notice
 
@@ -14,10 +15,15 @@ class AccountHandlers(Capability):
         changes = {k: v for k, v in changes.items() if v is not None}
         if "leaderboard" in changes:  # the option reads "show me"; the store keeps the opt-out
             changes["leaderboard_opt_out"] = not changes.pop("leaderboard")
+        if "track" in changes:
+            track = changes.pop("track").strip().casefold()
+            if track != ANY_TRACK and (refusal := self.unknown_track(track)):
+                return refusal
+            changes["preferred_track"] = None if track == ANY_TRACK else track
         if not changes:
-            return render.user_settings(await self.coach.account.get_settings(actor.user_id))
+            return render.user_settings(await self.coach.account.get_settings(actor.user_id), self.catalog.tracks)
         result = await self.coach.account.update_settings(actor.user_id, **changes)
-        return render.user_settings(result, changed=True)
+        return render.user_settings(result, self.catalog.tracks, changed=True)
 
     async def forget(self, actor: Actor) -> Reply:
         return render.forget_confirm(await self.coach.account.ask_to_forget(actor.user_id))
@@ -28,7 +34,7 @@ class AccountHandlers(Capability):
         return notice(texts.FORGOTTEN, outcome="forgotten", edit=True)
 
     async def help(self, actor: Actor) -> Reply:
-        return render.help_text(console=actor.front_end == "console")
+        return render.help_text(self.catalog.tracks, console=actor.front_end == "console")
 
     async def report_form(self, kind: str, item_id: str) -> Reply:
         return render.report_modal(kind, item_id)

@@ -56,6 +56,16 @@ class Capability:
     def default_track(self) -> str:
         return next(iter(self.catalog.tracks))
 
+    async def member_track(self, actor: Actor) -> str | None:
+        """The track a member means when they name none: their own (`/settings track:`), else
+        the server's daily track (its main schedule's, while it posts); None when neither is."""
+        settings = await self.coach.account.get_settings(actor.user_id)
+        if settings.preferred_track in self.catalog.tracks:
+            return settings.preferred_track
+        schedule = await self.coach.daily.get_schedule(actor.guild_id) if actor.guild_id else None
+        on = schedule is not None and schedule.enabled and schedule.track in self.catalog.tracks
+        return schedule.track if on else None
+
     def unknown_track(self, track: str) -> Reply | None:
         if track in self.catalog.tracks:
             return None

@@ -30,18 +30,24 @@ class DailyHandlers(Capability):
         return render.schedule(schedule, next_post=next_post_time(schedule, self.coach.now()))
 
     @admin_only
-    async def daily_off(self, actor: Actor) -> Reply:
-        had = await self.coach.daily.disable_schedule(actor.guild_id)
-        return notice(texts.DAILY_OFF if had else texts.DAILY_WAS_OFF, outcome="schedule_off")
+    async def daily_off(self, actor: Actor, channel_id: int | None = None) -> Reply:
+        """One channel's post, or with no channel every post of the server."""
+        stopped = await self.coach.daily.disable_schedule(actor.guild_id, channel_id)
+        if not stopped:
+            return notice(texts.DAILY_WAS_OFF, outcome="schedule_off")
+        return notice(texts.daily_off(channel_id, stopped), outcome="schedule_off")
 
     @admin_only
     @replies_to_errors
     async def daily_preview(self, actor: Actor) -> Reply:
-        """What today's post looks like (the pick is the real one; nothing is sent)."""
-        schedule = await self.coach.daily.get_schedule(actor.guild_id)
+        """What today's post looks like in this channel, or else in the server's main schedule's
+        channel (the pick is the real one; nothing is sent)."""
+        schedule = (await self.coach.daily.get_schedule(actor.guild_id, actor.channel_id)
+                    or await self.coach.daily.get_schedule(actor.guild_id))
         track = schedule.track if schedule else self.default_track()
         day = local_date(self.coach.now(), schedule.timezone if schedule else "UTC")
-        pick = await self.coach.daily.pick_daily(actor.guild_id, day, track)
+        pick = await self.coach.daily.pick_daily(actor.guild_id, day, track,
+                                                 channel_id=schedule.channel_id if schedule else 0)
         post = render.daily_post(pick, self.catalog.bites[pick.bite_id])
         intro = texts.PREVIEW.format(schedule=render.schedule(schedule).content)
         return replace(post, content=intro, ephemeral=True, outcome="preview")
@@ -49,5 +55,7 @@ class DailyHandlers(Capability):
     async def daily_answer(self, actor: Actor, day, choice: int) -> Reply:
         if not actor.guild_id:
             return notice(texts.DAILY_ANSWERED_IN_SERVER, outcome="invalid")
-        result = await self.coach.daily.record_daily_answer(actor.guild_id, day, actor.user_id, choice)
+        # The post's channel is where its button was pressed: each channel has its own post.
+        result = await self.coach.daily.record_daily_answer(actor.guild_id, day, actor.user_id, choice,
+                                                            channel_id=actor.channel_id)
         return render.daily_answered(result)

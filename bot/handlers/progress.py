@@ -33,7 +33,7 @@ class ProgressHandlers(Capability):
         if view not in STATS_VIEWS:
             return notice(texts.not_a_choice("view", STATS_VIEWS), outcome="invalid")
         if view == "map":
-            track = track or self.default_track()
+            track = track or await self.member_track(actor) or self.default_track()
             refusal = self.unknown_track(track)
             if refusal:
                 return refusal
@@ -45,10 +45,12 @@ class ProgressHandlers(Capability):
         reply = with_interview_history(reply, await self.coach.interviews.history(actor.user_id))
         return await self._with_picture(reply, StatsPicture(name, stats, history), actor)
 
-    async def week_picture(self, guild_id: int, start, server: str, resolve_names: Names):
+    async def week_picture(self, guild_id: int, start, server: str, resolve_names: Names,
+                           channel_id: int | None = None):
         """The server's week that begins on `start` and its picture (None when it could not be
-        drawn): for the daily post on the server's first day of the week, and `coach stats --week`."""
-        week = await self.coach.history.guild_week(guild_id, start)
+        drawn): for a channel's daily post on the server's first day of the week (that channel's
+        questions), and `coach stats --week` (the main schedule's)."""
+        week = await self.coach.history.guild_week(guild_id, start, channel_id=channel_id)
         names = await resolve_names(guild_id, [row.user_id for row in week.leaders]) if week.leaders else {}
         return week, await self.picture(WeekPicture(server, week, dict(names)))
 

@@ -8,13 +8,16 @@ from bot.render import messages as render
 from bot.render import texts
 from bot.handlers.base import Actor, Capability, replies_to_errors
 from bot.render.replies import Reply, notice
+from coach.quiz.service import MIX_TRACK
 
 
 class QuizHandlers(Capability):
     @replies_to_errors
     async def quiz(self, actor: Actor, track: str | None = None, count: int = 10) -> Reply:
-        track = track or self.default_track()
-        refusal = self.unknown_track(track)
+        """With no track: the member's, else the server's, else a mix of every track."""
+        track = track or await self.member_track(actor) or (MIX_TRACK if len(self.catalog.tracks) > 1
+                                                             else self.default_track())
+        refusal = None if track == MIX_TRACK else self.unknown_track(track)
         if refusal:
             return refusal
         return _started(await self.coach.quiz.start_quiz(actor.user_id, actor.guild_id, track, count))

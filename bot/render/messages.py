@@ -142,9 +142,16 @@ def off_topic(result, *, draft: str | None = None) -> Reply:
     return fit(Reply(content=text, buttons=tuple(buttons), outcome="off_topic"))
 
 
-def help_text(console: bool = False) -> Reply:
-    """Every command of the table (bot/command_table.py), with how to use it where it is asked."""
-    lines = ["**Interview Coach** — practice for ML-engineering interviews.", *help_lines(console=console)]
+def tracks_line(tracks) -> str:
+    """The catalog's tracks in one line for /help: id, title and how many bites."""
+    return "Tracks: " + " · ".join(f"`{t.id}` ({t.title}, {len(t.bites)} bites)" for t in tracks.values())
+
+
+def help_text(tracks, console: bool = False) -> Reply:
+    """Every command of the table (bot/command_table.py), with how to use it where it is asked,
+    and the catalog's tracks."""
+    lines = ["**Interview Coach** — practice for ML-engineering interviews.", tracks_line(tracks),
+             *help_lines(console=console)]
     if console:
         lines += ["", "In this console: answer with `a`–`d`, `next` for the next question, "
                   "type a button's number to press it, `/quit` to leave."]
@@ -342,16 +349,20 @@ def leaderboard(rows, period: str, *, names: dict[int, str] | None = None) -> Re
                      ephemeral=False, outcome="leaderboard"))
 
 
-def user_settings(result, *, changed: bool = False) -> Reply:
+def user_settings(result, tracks, *, changed: bool = False) -> Reply:
     yes = lambda flag: "on" if flag else "off"  # noqa: E731
+    preferred = tracks.get(result.preferred_track) if result.preferred_track else None
     lines = [
         f"**Timezone:** {result.timezone}",
+        f"**Your track:** {f'{preferred.title} (`{preferred.id}`)' if preferred else 'none'} (what `/quiz` with no "
+        "track uses; none: the server's daily track, else a mix of every track)",
         f"**Keep my answer texts:** {yes(result.keep_answers)} (typed or transcribed; off: only the score and bite "
         "are stored, and for a voice answer its delivery figures; a recording never is)",
         f"**Hide me from the leaderboard:** {yes(result.leaderboard_opt_out)}",
         f"**Reminders by DM:** {yes(result.reminders)} (when reviews are due or a streak is about to break)",
         "",
-        "Change with `/settings timezone:Europe/Paris keep_answers:true leaderboard:false reminders:true`.",
+        "Change with `/settings timezone:Europe/Paris keep_answers:true leaderboard:false reminders:true "
+        f"track:{next(iter(tracks), 'any')}` (`track:any` forgets it).",
         "",
         f"*Privacy:* when a graded answer offers **Grade as: …**, I hold its text for those buttons only, "
         f"for at most {DRAFTS_KEPT_AT_MOST.seconds // 60} minutes, whatever the setting above; one click uses it up. "

@@ -25,8 +25,13 @@ REPORT_EMPTY = "Please say what is wrong, so a maintainer can fix it."
 REPORTED = "Thanks — your report is stored and a maintainer will look at it."
 DAILY_NEEDS_SERVER = "Daily posts are set per server; run this in a server."
 DAILY_ADMINS_ONLY = "Only members with the **Manage Server** permission can change daily posts."
-DAILY_OFF = "Daily posts are off."
 DAILY_WAS_OFF = "Daily posts were not on."
+
+
+def daily_off(channel_id: int | None, stopped: int) -> str:
+    if channel_id is not None:
+        return f"Daily posts in <#{channel_id}> are off."
+    return "Daily posts are off." if stopped == 1 else f"Daily posts are off in all {stopped} channels."
 DAILY_ANSWERED_IN_SERVER = "Daily questions are answered in their server."
 PREVIEW = "Preview (only you see this). {schedule}"
 NO_CONSOLE_VERSION = "/{name} posts in a Discord server channel; it has no console version."

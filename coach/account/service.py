@@ -8,6 +8,7 @@ from typing import Callable
 
 from sqlalchemy import delete, select, update
 
+from coach.catalog import require_track
 from coach.errors import InvalidRequest, NotFound
 from coach.progress.ledger import Ledger
 from coach.results import Report, UserSettings
@@ -18,12 +19,14 @@ from content import Catalog
 
 FORGET_KIND = "forget_confirmation"
 FORGET_CONFIRM_TTL = timedelta(minutes=10)
-SETTING_FIELDS = ("timezone", "keep_answers", "leaderboard_opt_out", "reminders")
+SETTING_FIELDS = ("timezone", "keep_answers", "leaderboard_opt_out", "reminders", "preferred_track")
+FLAGS = ("keep_answers", "leaderboard_opt_out", "reminders")
 REPORT_NOTE_MAX = 2000
 
 
 def _settings(user: User) -> UserSettings:
-    return UserSettings(user.user_id, user.timezone, user.keep_answers, user.leaderboard_opt_out, user.reminders)
+    return UserSettings(user.user_id, user.timezone, user.keep_answers, user.leaderboard_opt_out, user.reminders,
+                        user.preferred_track)
 
 
 class AccountService:
@@ -38,8 +41,9 @@ class AccountService:
         return await self.store.read(work)
 
     async def update_settings(self, user_id: int, **changes) -> UserSettings:
-        """Change any of timezone (IANA name), keep_answers, leaderboard_opt_out, reminders.
-        Turning keep_answers off also erases the answer texts kept so far."""
+        """Change any of timezone (IANA name), keep_answers, leaderboard_opt_out, reminders,
+        preferred_track (a track id, or None to forget it). Turning keep_answers off also
+        erases the answer texts kept so far."""
         unknown = set(changes) - set(SETTING_FIELDS)
         if unknown:
             raise InvalidRequest(f"unknown setting(s): {', '.join(sorted(unknown))}")
@@ -48,7 +52,10 @@ class AccountService:
                 changes["timezone"] = validate_timezone(changes["timezone"])
             except ValueError as error:
                 raise InvalidRequest(str(error)) from None
-        for flag in SETTING_FIELDS[1:]:
+        track = changes.get("preferred_track")
+        if track is not None:
+            require_track(self.catalog, track)
+        for flag in FLAGS:
             if flag in changes and not isinstance(changes[flag], bool):
                 raise InvalidRequest(f"{flag} must be true or false")
 

@@ -1,6 +1,6 @@
 """Who sends a server's daily post, across bot processes, and the once-a-day notices.
 
-Two expiring-state rows per post (guild, local date):
+Two expiring-state rows per post (guild, channel, local date):
 
 - the *lease* (`daily_post_lease`, short): the process sending the post now. Claimed
   before sending, ended once the message id is recorded or the send was refused; a
@@ -47,23 +47,24 @@ class PostClaim:
     check_channel: bool = False
 
 
-def _key(guild_id: int, local_date: date) -> str:
-    return f"{int(guild_id)}:{local_date.isoformat()}"
+def _key(guild_id: int, local_date: date, channel_id: int) -> str:
+    return f"{int(guild_id)}:{int(channel_id)}:{local_date.isoformat()}"
 
 
 class DailyPostClaims:
     def __init__(self, store, clock: Callable[[], datetime] = utcnow, lease: timedelta = POST_LEASE):
         self.store, self.clock, self.lease = store, clock, lease
 
-    async def claim(self, guild_id: int, local_date: date, holder: str) -> PostClaim:
+    async def claim(self, guild_id: int, local_date: date, holder: str, *, channel_id: int) -> PostClaim:
         """Take the right to send the day's post. `holder` names this process (stable
         across its restarts): a restarted process takes back its own lease at once
         instead of waiting for it to lapse."""
-        key, now = _key(guild_id, local_date), self.clock()
+        key, now = _key(guild_id, local_date, channel_id), self.clock()
 
         async def work(db) -> PostClaim:
             pick = await db.scalar(
-                select(DailyPickRow).where(DailyPickRow.guild_id == guild_id, DailyPickRow.local_date == local_date)
+                select(DailyPickRow).where(DailyPickRow.guild_id == guild_id, DailyPickRow.channel_id == channel_id,
+                                           DailyPickRow.local_date == local_date)
             )
             if pick is not None and pick.sent_at is not None:
                 return PostClaim("sent", message_id=(pick.message_ids or [None])[0])
@@ -80,9 +81,10 @@ class DailyPostClaims:
 
         return await self.store.run(work)
 
-    async def record_sent(self, guild_id: int, local_date: date, holder: str, message_id: int) -> None:
+    async def record_sent(self, guild_id: int, local_date: date, holder: str, message_id: int, *,
+                          channel_id: int) -> None:
         """The post is in the channel: keep its id on the record and end the lease."""
-        key, now = _key(guild_id, local_date), self.clock()
+        key, now = _key(guild_id, local_date, channel_id), self.clock()
 
         async def work(db) -> None:
             await state.put(db, RECORD_KIND, key, {"holder": holder, "message_id": int(message_id)}, DAY_MEMORY,
@@ -91,11 +93,11 @@ class DailyPostClaims:
 
         await self.store.run(work)
 
-    async def give_up(self, guild_id: int, local_date: date) -> bool:
+    async def give_up(self, guild_id: int, local_date: date, *, channel_id: int) -> bool:
         """The channel refused the post (nothing was sent): end the lease and the record,
         and block the post until the next day. True for the first process to give up
         today, which is the one that tells the admin."""
-        key, now = _key(guild_id, local_date), self.clock()
+        key, now = _key(guild_id, local_date, channel_id), self.clock()
 
         async def work(db) -> bool:
             await state.remove(db, LEASE_KIND, key)

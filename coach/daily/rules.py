@@ -157,3 +157,11 @@ def parse_weekday(text: str) -> int:
 def is_week_start(schedule, local_day: date) -> bool:
     """Whether `local_day` is the first day of the server's week (the weekly picture's day)."""
     return local_day.weekday() == getattr(schedule, "week_start", 0)
+
+
+def main_schedule(schedules):
+    """Of a server's schedules (by channel), the one that speaks for the server where one is
+    needed (its timezone for the week, its track for `/quiz` with no track): the first one
+    on, else the first one, else None."""
+    schedules = list(schedules)
+    return next((s for s in schedules if s.enabled), schedules[0] if schedules else None)

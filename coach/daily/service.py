@@ -11,8 +11,8 @@ from sqlalchemy.exc import IntegrityError
 
 from coach.catalog import bite_title, question_view, require_track
 from coach.daily.rules import (
-    Candidate, choose_daily, daily_option_order, first_weekday_for_locale, format_time, parse_time, post_time_on,
-    validate_schedule,
+    Candidate, choose_daily, daily_option_order, first_weekday_for_locale, format_time, main_schedule, parse_time,
+    post_time_on, validate_schedule,
 )
 from coach.errors import InvalidRequest, NotFound
 from coach.progress.ledger import Ledger
@@ -24,6 +24,11 @@ from coach.store import Store
 from coach.store.models import DailyAnswer, DailyPickRow, DailySchedule
 from coach.timeutil import zone
 from content import Catalog
+
+
+# Each schedule posts every day; a handful of channels covers one per track with room to
+# spare, and more would be a server posting the same questions to itself.
+MAX_SCHEDULES = 5
 
 
 def _schedule(row: DailySchedule) -> Schedule:
@@ -40,9 +45,11 @@ class DailyService:
         self, guild_id: int, channel_id: int, local_time: time | str, timezone: str, track: str,
         week_start: int | None = None, locale: str | None = None,
     ) -> Schedule:
-        """`week_start` (0 = Monday ... 6 = Sunday): the server's first day of the week; when
-        not given, an existing schedule keeps its own and a new one takes the one usual for
-        the server's `locale` (Discord's preferred locale, e.g. "en-US": Sunday)."""
+        """The daily post of one channel (a server may run one per channel, each its own
+        track, up to `MAX_SCHEDULES`). `week_start` (0 = Monday ... 6 = Sunday) is the
+        server's first day of the week, shared by its channels: when not given, the server
+        keeps its own and a first schedule takes the one usual for the server's `locale`
+        (Discord's preferred locale, e.g. "en-US": Sunday)."""
         try:
             at, tz = validate_schedule(local_time, timezone)
         except ValueError as error:
@@ -53,37 +60,57 @@ class DailyService:
             raise InvalidRequest("week_start must be 0 (Monday) to 6 (Sunday)")
 
         async def work(db):
-            row = await db.get(DailySchedule, guild_id, with_for_update=True)
+            rows = await self._schedule_rows(db, guild_id, lock=True)
+            row = next((r for r in rows if r.channel_id == channel_id), None)
             if row is None:
-                row = DailySchedule(guild_id=guild_id, week_start=first_weekday_for_locale(locale))
+                if sum(r.enabled for r in rows) >= MAX_SCHEDULES:
+                    raise InvalidRequest(f"this server already posts in {MAX_SCHEDULES} channels; "
+                                         "turn one off first (`/daily off channel:`)")
+                row = DailySchedule(guild_id=guild_id, channel_id=channel_id,
+                                    week_start=rows[0].week_start if rows else first_weekday_for_locale(locale))
                 db.add(row)
             if week_start is not None:
-                row.week_start = week_start
-            row.channel_id, row.local_time, row.timezone, row.track = channel_id, format_time(at), tz, track
+                for other in [*rows, row]:
+                    other.week_start = week_start
+            row.local_time, row.timezone, row.track = format_time(at), tz, track
             row.enabled, row.updated_at = True, self.now()
             await db.flush()
             return _schedule(row)
 
         return await self.store.run(work)
 
-    async def disable_schedule(self, guild_id: int) -> bool:
-        """Stop the guild's daily post; False if it had none."""
+    @staticmethod
+    async def _schedule_rows(db, guild_id: int, lock: bool = False) -> list[DailySchedule]:
+        query = select(DailySchedule).where(DailySchedule.guild_id == guild_id).order_by(DailySchedule.channel_id)
+        return list((await db.execute(query.with_for_update() if lock else query)).scalars())
+
+    async def disable_schedule(self, guild_id: int, channel_id: int | None = None) -> int:
+        """Stop the daily post in one channel, or in every channel of the server when
+        `channel_id` is None; returns how many were on."""
 
         async def work(db):
-            row = await db.get(DailySchedule, guild_id, with_for_update=True)
-            if row is None:
-                return False
-            row.enabled, row.updated_at = False, self.now()
-            return True
+            stopped = 0
+            for row in await self._schedule_rows(db, guild_id, lock=True):
+                if row.enabled and channel_id in (None, row.channel_id):
+                    row.enabled, row.updated_at = False, self.now()
+                    stopped += 1
+            return stopped
 
         return await self.store.run(work)
 
-    async def get_schedule(self, guild_id: int) -> Schedule | None:
-        async def work(db):
-            row = await db.get(DailySchedule, guild_id)
-            return _schedule(row) if row else None
+    async def get_schedules(self, guild_id: int) -> list[Schedule]:
+        """Every schedule of the server, on or off, by channel."""
+        return await self.store.read(lambda db: self._schedules(db, guild_id))
 
-        return await self.store.read(work)
+    async def _schedules(self, db, guild_id: int) -> list[Schedule]:
+        return [_schedule(row) for row in await self._schedule_rows(db, guild_id)]
+
+    async def get_schedule(self, guild_id: int, channel_id: int | None = None) -> Schedule | None:
+        """The channel's schedule; with no channel, the server's main one (see `main_schedule`)."""
+        schedules = await self.get_schedules(guild_id)
+        if channel_id is not None:
+            return next((s for s in schedules if s.channel_id == channel_id), None)
+        return main_schedule(schedules)
 
     async def due_posts(self, now: datetime | None = None) -> list[DuePost]:
         """Enabled schedules whose post time for their current local date has passed
@@ -102,7 +129,8 @@ class DailyService:
                     continue
                 sent = await db.scalar(
                     select(DailyPickRow.sent_at)
-                    .where(DailyPickRow.guild_id == row.guild_id, DailyPickRow.local_date == local_day)
+                    .where(DailyPickRow.guild_id == row.guild_id, DailyPickRow.channel_id == row.channel_id,
+                           DailyPickRow.local_date == local_day)
                 )
                 if sent is None:
                     due.append(DuePost(schedule, local_day, post_at))
@@ -118,23 +146,36 @@ class DailyService:
         return DailyPick(
             pick_id=row.id, guild_id=row.guild_id, local_date=row.local_date, track=row.track, bite_id=row.bite_id,
             bite_title=bite_title(self.catalog, row.bite_id), question=view, sent=row.sent_at is not None,
-            message_ids=tuple(row.message_ids or ()),
+            message_ids=tuple(row.message_ids or ()), channel_id=row.channel_id,
         )
 
-    async def _pick_row(self, db, guild_id: int, local_date: date) -> DailyPickRow | None:
-        query = select(DailyPickRow).where(DailyPickRow.guild_id == guild_id, DailyPickRow.local_date == local_date)
+    async def _channel(self, db, guild_id: int, channel_id: int | None) -> int:
+        """The channel a call means: the one given, else the server's main schedule's (0 without one)."""
+        if channel_id is not None:
+            return channel_id
+        main = main_schedule(await self._schedule_rows(db, guild_id))
+        return main.channel_id if main else 0
+
+    async def _pick_row(self, db, guild_id: int, local_date: date, channel_id: int | None) -> DailyPickRow | None:
+        channel_id = await self._channel(db, guild_id, channel_id)
+        query = select(DailyPickRow).where(DailyPickRow.guild_id == guild_id, DailyPickRow.channel_id == channel_id,
+                                           DailyPickRow.local_date == local_date)
         return (await db.execute(query)).scalar_one_or_none()
 
-    async def pick_daily(self, guild_id: int, local_date: date, track: str | None = None) -> DailyPick:
-        """Today's bite and question for the guild: chosen once, stored, and returned
-        unchanged on every later call. Call it before sending (the adapter derives its
-        resend guard from `pick_id`)."""
+    async def pick_daily(self, guild_id: int, local_date: date, track: str | None = None, *,
+                         channel_id: int | None = None) -> DailyPick:
+        """The day's bite and question for a channel's post (by default the server's main
+        schedule's; channel 0 where the server has none): chosen once, stored, and returned
+        unchanged on every later call. Call it before sending (the adapter derives its resend
+        guard from `pick_id`). The other calls about a day's post take the channel the same way."""
 
         async def work(db):
-            row = await self._pick_row(db, guild_id, local_date)
+            nonlocal channel_id
+            channel_id = await self._channel(db, guild_id, channel_id)
+            row = await self._pick_row(db, guild_id, local_date, channel_id)
             if row is not None:
                 return self._pick(row)
-            chosen_track = track or await self._schedule_track(db, guild_id)
+            chosen_track = track or await self._schedule_track(db, guild_id, channel_id)
             questions = require_track(self.catalog, chosen_track).questions
             candidates = [Candidate(q.bite_id, q.id) for q in questions]
             history_rows = await db.execute(
@@ -147,7 +188,7 @@ class DailyService:
             except ValueError as error:
                 raise InvalidRequest(str(error)) from None
             row = DailyPickRow(
-                guild_id=guild_id, local_date=local_date, track=chosen_track, bite_id=choice.bite_id,
+                guild_id=guild_id, channel_id=channel_id, local_date=local_date, track=chosen_track, bite_id=choice.bite_id,
                 question_id=choice.question_id, option_order=daily_option_order(
                     guild_id, local_date, choice.question_id, len(self.catalog.questions[choice.question_id].options)
                 ),
@@ -162,19 +203,19 @@ class DailyService:
         except IntegrityError:  # a concurrent caller stored the pick first: return theirs
             return await self.store.run(work)
 
-    async def _schedule_track(self, db, guild_id: int) -> str:
-        row = await db.get(DailySchedule, guild_id)
+    async def _schedule_track(self, db, guild_id: int, channel_id: int) -> str:
+        row = await db.get(DailySchedule, (guild_id, channel_id))
         if row is None:
-            raise NotFound(f"guild {guild_id} has no daily schedule; pass a track")
+            raise NotFound(f"channel {channel_id} of guild {guild_id} has no daily schedule; pass a track")
         return row.track
 
-    async def mark_daily_sent(self, guild_id: int, local_date: date, message_ids) -> DailyPick:
+    async def mark_daily_sent(self, guild_id: int, local_date: date, message_ids, *, channel_id: int | None = None) -> DailyPick:
         """Record that the post went out (first call wins; later calls change nothing)."""
 
         async def work(db):
-            row = await self._pick_row(db, guild_id, local_date)
+            row = await self._pick_row(db, guild_id, local_date, channel_id)
             if row is None:
-                raise NotFound(f"no daily pick for guild {guild_id} on {local_date}")
+                raise NotFound(f"no daily pick for guild {guild_id} on {local_date} (channel {channel_id})")
             if row.sent_at is None:
                 row.sent_at, row.message_ids = self.now(), [int(m) for m in message_ids]
             return self._pick(row)
@@ -182,17 +223,19 @@ class DailyService:
         return await self.store.run(work)
 
     # -- answers ---------------------------------------------------------
-    async def record_daily_answer(self, guild_id: int, local_date: date, user_id: int, choice: int) -> AnswerResult:
-        """A member's answer to the daily question (shown order). Counted once per
+    async def record_daily_answer(self, guild_id: int, local_date: date, user_id: int, choice: int, *,
+                                  channel_id: int | None = None) -> AnswerResult:
+        """A member's answer to the channel's daily question (shown order). Counted once per
         member; a second click returns outcome "already_answered" with their first choice
         (a retry of this same call, after a commit whose reply was lost, reports "ok")."""
         if not isinstance(choice, int) or choice < 0:
             raise InvalidRequest("choice must be an option index")
         called_at = self.now()
-        xp_key = f"daily:{guild_id}:{local_date.isoformat()}:{user_id}"
 
         async def work(db):
-            row = await self._pick_row(db, guild_id, local_date)
+            channel = await self._channel(db, guild_id, channel_id)
+            xp_key = f"daily:{guild_id}:{channel}:{local_date.isoformat()}:{user_id}"
+            row = await self._pick_row(db, guild_id, local_date, channel)
             if row is None:
                 return AnswerResult("not_found", 0, 1)
             question = self.catalog.questions.get(row.question_id)
@@ -205,8 +248,8 @@ class DailyService:
             )
             earlier = (
                 await db.execute(
-                    select(DailyAnswer).where(DailyAnswer.guild_id == guild_id, DailyAnswer.local_date == local_date,
-                                              DailyAnswer.user_id == user_id)
+                    select(DailyAnswer).where(DailyAnswer.guild_id == guild_id, DailyAnswer.channel_id == channel,
+                                              DailyAnswer.local_date == local_date, DailyAnswer.user_id == user_id)
                 )
             ).scalar_one_or_none()
             if earlier is not None:
@@ -219,8 +262,8 @@ class DailyService:
             if choice >= len(row.option_order):
                 raise InvalidRequest(f"choice must be 0-{len(row.option_order) - 1}")
             correct = row.option_order[choice] == question.answer
-            db.add(DailyAnswer(guild_id=guild_id, local_date=local_date, user_id=user_id, choice=choice,
-                               correct=correct, answered_at=self.now()))
+            db.add(DailyAnswer(guild_id=guild_id, channel_id=channel, local_date=local_date, user_id=user_id,
+                               choice=choice, correct=correct, answered_at=self.now()))
             await db.flush()
             xp = await self.ledger.credit_xp(db, user_id, guild_id, XP_DAILY_CORRECT if correct else 0, xp_key)
             self.ledger.touch_streak(user)
@@ -232,17 +275,18 @@ class DailyService:
         except IntegrityError:
             return await self.store.run(work)
 
-    async def daily_results(self, guild_id: int, local_date: date) -> DailyResults:
-        """How many members chose each option ("58% chose B")."""
+    async def daily_results(self, guild_id: int, local_date: date, *, channel_id: int | None = None) -> DailyResults:
+        """How many members chose each option of the channel's post ("58% chose B")."""
 
         async def work(db):
-            row = await self._pick_row(db, guild_id, local_date)
+            row = await self._pick_row(db, guild_id, local_date, channel_id)
             if row is None:
-                raise NotFound(f"no daily pick for guild {guild_id} on {local_date}")
+                raise NotFound(f"no daily pick for guild {guild_id} on {local_date} (channel {channel_id})")
             counts = [0] * len(row.option_order)
             for choice, n in await db.execute(
                 select(DailyAnswer.choice, func.count())
-                .where(DailyAnswer.guild_id == guild_id, DailyAnswer.local_date == local_date)
+                .where(DailyAnswer.guild_id == guild_id, DailyAnswer.channel_id == row.channel_id,
+                       DailyAnswer.local_date == local_date)
                 .group_by(DailyAnswer.choice)
             ):
                 counts[choice] = int(n)
@@ -251,7 +295,7 @@ class DailyService:
             return DailyResults(
                 guild_id, local_date, total, tuple(counts),
                 tuple(c / total if total else 0.0 for c in counts),
-                shown_index(row.option_order, question.answer) if question else -1,
+                shown_index(row.option_order, question.answer) if question else -1, row.channel_id,
             )
 
         return await self.store.read(work)

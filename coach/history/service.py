@@ -11,6 +11,7 @@ from typing import Callable
 from sqlalchemy import and_, case, func, select
 
 from coach.catalog import bite_title, require_track
+from coach.daily.rules import main_schedule
 from coach.history.rules import (
     DUE_DAYS_AHEAD, HISTORY_WEEKS, mastery, mastery_level, next_to_study, streak_calendar, week_start,
 )
@@ -175,14 +176,20 @@ class HistoryService:
         next_id, reason = next_to_study(bites, now)
         return MasteryMap(user_id, found.id, found.title, tuple(bites), next_id, reason, now)
 
-    async def guild_week(self, guild_id: int, start: date | None = None) -> GuildWeek:
+    async def guild_week(self, guild_id: int, start: date | None = None, *, channel_id: int | None = None) -> GuildWeek:
         """The server's week that begins on `start` (default: the last whole week before
         today), in the daily schedule's timezone and first day of the week (UTC and Monday
-        without a schedule)."""
+        without a schedule). The days are one channel's daily questions (by default the main
+        schedule's, so each track's post shows its own); the most missed bites, the answers
+        and the leaders are the whole server's."""
         now = self.now()
 
         async def work(db):
-            schedule = await db.get(DailySchedule, guild_id)
+            schedules = (await db.execute(select(DailySchedule).where(DailySchedule.guild_id == guild_id)
+                                          .order_by(DailySchedule.channel_id))).scalars().all()
+            schedule = (next((s for s in schedules if s.channel_id == channel_id), None) if channel_id is not None
+                        else main_schedule(schedules))
+            channel = channel_id if channel_id is not None else (schedule.channel_id if schedule else 0)
             tz_name = schedule.timezone if schedule else "UTC"
             first_weekday = (schedule.week_start or 0) if schedule else 0
             tz = zone(tz_name)
@@ -193,14 +200,15 @@ class HistoryService:
             picks = {
                 row.local_date: row
                 for row in (await db.execute(
-                    select(DailyPickRow).where(DailyPickRow.guild_id == guild_id,
+                    select(DailyPickRow).where(DailyPickRow.guild_id == guild_id, DailyPickRow.channel_id == channel,
                                                DailyPickRow.local_date.between(begin, end))
                 )).scalars()
             }
             counts: dict[date, dict[int, int]] = defaultdict(dict)
             for day, choice, n in await db.execute(
                 select(DailyAnswer.local_date, DailyAnswer.choice, func.count())
-                .where(DailyAnswer.guild_id == guild_id, DailyAnswer.local_date.between(begin, end))
+                .where(DailyAnswer.guild_id == guild_id, DailyAnswer.channel_id == channel,
+                       DailyAnswer.local_date.between(begin, end))
                 .group_by(DailyAnswer.local_date, DailyAnswer.choice)
             ):
                 counts[day][int(choice)] = int(n)
@@ -216,6 +224,7 @@ class HistoryService:
             for bite, n, wrong in await db.execute(
                 select(DailyPickRow.bite_id, func.count(), func.sum(case((DailyAnswer.correct, 0), else_=1)))
                 .join(DailyPickRow, and_(DailyPickRow.guild_id == DailyAnswer.guild_id,
+                                         DailyPickRow.channel_id == DailyAnswer.channel_id,
                                          DailyPickRow.local_date == DailyAnswer.local_date))
                 .where(DailyAnswer.guild_id == guild_id, DailyAnswer.local_date.between(begin, end))
                 .group_by(DailyPickRow.bite_id)

@@ -30,6 +30,7 @@ from content import Catalog
 _SESSIONS = QuizSession.__table__
 _ANSWERS = QuizAnswer.__table__
 REVIEW_TRACK = "review"
+MIX_TRACK = "mix"  # a session drawn from every track (`/quiz` with no track and no preference)
 BITE_QUIZ_COUNT = 5  # "Quiz me" on a bite: a short session
 FINISHED, ABANDONED, EXPIRED = "finished", "abandoned", "expired"
 
@@ -98,12 +99,14 @@ class QuizService:
 
     # -- starting --------------------------------------------------------
     async def start_quiz(self, user_id: int, guild_id: int, track: str, count: int = DEFAULT_COUNT) -> StartResult:
-        """A new session of `count` questions from `track` (or from due cards when
-        `track` is "review"), or the conflicting active session if there is one."""
+        """A new session of `count` questions from `track` (from every track when it is "mix",
+        from due cards when it is "review"), or the conflicting active session if there is one.
+        The session records which."""
         if track == REVIEW_TRACK:
             return await self.start_review(user_id, guild_id, count)
         self._check_count(count)
-        pool = [q.id for q in require_track(self.catalog, track).questions]
+        pool = (list(self.catalog.questions) if track == MIX_TRACK
+                else [q.id for q in require_track(self.catalog, track).questions])
         if not pool:
             raise InvalidRequest(f"track {track!r} has no questions yet")
 

@@ -39,6 +39,8 @@ class User(Base):
     keep_answers: Mapped[bool] = mapped_column(Boolean, default=False)
     leaderboard_opt_out: Mapped[bool] = mapped_column(Boolean, default=False)
     reminders: Mapped[bool] = mapped_column(Boolean, default=False)
+    # `/quiz` with no track uses it; None: the server's daily track, else a mix of every track.
+    preferred_track: Mapped[str | None] = mapped_column(String(64))
     streak_days: Mapped[int] = mapped_column(Integer, default=0)
     streak_last_day: Mapped[date | None] = mapped_column(Date)
     # ISO week ("2026-W48") whose one allowed missed day was already forgiven.
@@ -167,9 +169,11 @@ class XpEvent(Base):
 
 
 class DailySchedule(Base):
+    """One per (server, channel): a server may post a different track in each channel."""
+
     __tablename__ = "daily_schedules"
     guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
-    channel_id: Mapped[int] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     local_time: Mapped[str] = mapped_column(String(5))  # HH:MM
     timezone: Mapped[str] = mapped_column(String(64))
     track: Mapped[str] = mapped_column(String(64))
@@ -184,6 +188,8 @@ class DailyPickRow(Base):
     __tablename__ = "daily_picks"
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     guild_id: Mapped[int] = mapped_column(BigInteger)
+    # The schedule's channel; 0 for a pick made where the server has no schedule.
+    channel_id: Mapped[int] = mapped_column(BigInteger, server_default="0")
     local_date: Mapped[date] = mapped_column(Date)
     track: Mapped[str] = mapped_column(String(64))
     bite_id: Mapped[str] = mapped_column(ITEM_ID)
@@ -193,20 +199,21 @@ class DailyPickRow(Base):
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
-    __table_args__ = (UniqueConstraint("guild_id", "local_date"),)
+    __table_args__ = (UniqueConstraint("guild_id", "channel_id", "local_date"),)
 
 
 class DailyAnswer(Base):
     __tablename__ = "daily_answers"
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     guild_id: Mapped[int] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger, server_default="0")
     local_date: Mapped[date] = mapped_column(Date)
     user_id: Mapped[int] = mapped_column(BigInteger, index=True)
     choice: Mapped[int] = mapped_column(Integer)  # in the shown order
     correct: Mapped[bool] = mapped_column(Boolean)
     answered_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
-    __table_args__ = (UniqueConstraint("guild_id", "local_date", "user_id"),)
+    __table_args__ = (UniqueConstraint("guild_id", "channel_id", "local_date", "user_id"),)
 
 
 class ShardLease(Base):

@@ -42,7 +42,7 @@ def test_parse_command_reads_discord_style_options():
 
 
 def test_format_reply_lists_buttons_with_their_shortcuts():
-    text = format_reply(render.help_text(console=True))
+    text = format_reply(render.help_text({}, console=True))
     assert "**" not in text and "/quit" in text
 
 

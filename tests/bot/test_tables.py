@@ -104,10 +104,15 @@ def test_the_console_offers_exactly_the_tables_commands(tmp_path):
 
 
 @pytest.mark.parametrize("console", [False, True])
-def test_help_names_every_command(console):
-    text = render.help_text(console=console).content
+def test_help_names_every_command_and_track(console):
+    from content import default_catalog
+
+    tracks = default_catalog().tracks
+    text = render.help_text(tracks, console=console).content
     for command in COMMANDS:
         assert f"`/{command.name}" in text
+    for track in tracks.values():
+        assert f"`{track.id}` ({track.title}, {len(track.bites)} bites)" in text
     assert set(BY_NAME) == {c.name for c in COMMANDS}
 
 

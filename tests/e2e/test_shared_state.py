@@ -118,7 +118,8 @@ async def test_a_bot_that_died_mid_post_is_taken_over_once_its_claim_lapses(harn
     (due,) = await dead.services.coach.daily.due_posts()
     await dead.services.coach.daily.pick_daily(due.schedule.guild_id, due.local_date, due.schedule.track)
     claims = DailyPostClaims(dead.services.store, clock)
-    assert (await claims.claim(due.schedule.guild_id, due.local_date, "dead-process")).status == "granted"
+    assert (await claims.claim(due.schedule.guild_id, due.local_date, "dead-process",
+                              channel_id=due.schedule.channel_id)).status == "granted"
     await harness.stop(dead)  # it claimed the post and died before sending
 
     standby = await harness.start(clock=clock)

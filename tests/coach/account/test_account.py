@@ -25,7 +25,14 @@ async def test_settings_default_and_update(coach):
     assert await coach.account.get_settings(OTHER) == UserSettings(OTHER)
 
 
-@pytest.mark.parametrize("changes", [{"timezone": "Mars/Base"}, {"colour": "red"}, {"reminders": "yes"}])
+async def test_a_preferred_track_is_kept_and_forgotten(coach):
+    assert (await coach.account.update_settings(USER, preferred_track="demo")).preferred_track == "demo"
+    assert (await coach.account.get_settings(USER)).preferred_track == "demo"
+    assert (await coach.account.update_settings(USER, preferred_track=None)).preferred_track is None
+
+
+@pytest.mark.parametrize("changes", [{"timezone": "Mars/Base"}, {"colour": "red"}, {"reminders": "yes"},
+                                     {"preferred_track": "no-such-track"}])
 async def test_bad_settings_are_refused(coach, changes):
     with pytest.raises(InvalidRequest):
         await coach.account.update_settings(USER, **changes)

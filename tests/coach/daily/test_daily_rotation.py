@@ -23,11 +23,48 @@ async def test_schedule_set_get_disable(coach):
     schedule = await coach.daily.set_schedule(GUILD, CHANNEL, "08:15", "Europe/Paris", "demo")
     assert (schedule.local_time, schedule.timezone, schedule.enabled) == (time(8, 15), "Europe/Paris", True)
     assert await coach.daily.get_schedule(GUILD) == schedule
-    moved = await coach.daily.set_schedule(GUILD, CHANNEL + 1, time(20, 0), "UTC", "demo")
-    assert moved.channel_id == CHANNEL + 1 and (await coach.daily.get_schedule(GUILD)).local_time == time(20, 0)
-    assert await coach.daily.disable_schedule(GUILD) is True
+    changed = await coach.daily.set_schedule(GUILD, CHANNEL, time(20, 0), "UTC", "demo")
+    assert changed.channel_id == CHANNEL and (await coach.daily.get_schedule(GUILD)).local_time == time(20, 0)
+    assert await coach.daily.disable_schedule(GUILD) == 1
     assert (await coach.daily.get_schedule(GUILD)).enabled is False
-    assert await coach.daily.disable_schedule(GUILD2) is False and await coach.daily.get_schedule(GUILD2) is None
+    assert await coach.daily.disable_schedule(GUILD2) == 0 and await coach.daily.get_schedule(GUILD2) is None
+
+
+async def test_a_server_posts_one_schedule_per_channel_each_its_own_track(tmp_path, store, settings, clock):
+    catalog = make_catalog(tmp_path, {"alpha": {f"a-{c}": 2 for c in "abc"}, "beta": {f"b-{c}": 2 for c in "abc"}})
+    coach = Coach(store, catalog, settings, clock=clock, rng_seed=7, enable_fuzzing=False)
+    first = await coach.daily.set_schedule(GUILD, CHANNEL, "08:00", "UTC", "alpha", week_start=6)
+    second = await coach.daily.set_schedule(GUILD, CHANNEL + 1, "09:00", "UTC", "beta")
+    assert (second.track, second.week_start) == ("beta", 6)  # the server's week is shared by its channels
+    assert [s.channel_id for s in await coach.daily.get_schedules(GUILD)] == [CHANNEL, CHANNEL + 1]
+    picks = {c: await coach.daily.pick_daily(GUILD, DAY, channel_id=c) for c in (CHANNEL, CHANNEL + 1)}
+    assert picks[CHANNEL].bite_id.startswith("a-") and picks[CHANNEL + 1].bite_id.startswith("b-")
+    assert picks[CHANNEL].pick_id != picks[CHANNEL + 1].pick_id
+    # A member answers both posts of the day; each counts once, in its own channel.
+    for channel, pick in picks.items():
+        result = await coach.daily.record_daily_answer(GUILD, DAY, 7, 0, channel_id=channel)
+        assert result.outcome == "ok" and result.bite_id == pick.bite_id
+        again = await coach.daily.record_daily_answer(GUILD, DAY, 7, 1, channel_id=channel)
+        assert again.outcome == "already_answered"
+    assert (await coach.daily.daily_results(GUILD, DAY, channel_id=CHANNEL + 1)).total == 1
+    # Off in one channel: the other still posts; off with no channel: none does.
+    assert await coach.daily.disable_schedule(GUILD, CHANNEL) == 1
+    assert [s.channel_id for s in await coach.daily.get_schedules(GUILD) if s.enabled] == [CHANNEL + 1]
+    assert (await coach.daily.get_schedule(GUILD)).channel_id == CHANNEL + 1  # the main one is the first one on
+    assert await coach.daily.disable_schedule(GUILD) == 1
+    assert first.week_start == 6
+
+
+async def test_a_server_has_at_most_a_few_schedules(coach):
+    from coach.daily.service import MAX_SCHEDULES
+
+    for offset in range(MAX_SCHEDULES):
+        await coach.daily.set_schedule(GUILD, CHANNEL + offset, "09:00", "UTC", "demo")
+    with pytest.raises(InvalidRequest, match="turn one off"):
+        await coach.daily.set_schedule(GUILD, CHANNEL + MAX_SCHEDULES, "09:00", "UTC", "demo")
+    await coach.daily.set_schedule(GUILD, CHANNEL, "10:00", "UTC", "demo")  # changing one is always allowed
+    await coach.daily.disable_schedule(GUILD, CHANNEL)
+    await coach.daily.set_schedule(GUILD, CHANNEL + MAX_SCHEDULES, "09:00", "UTC", "demo")
 
 
 @pytest.mark.parametrize("args", [("25:00", "UTC", "demo"), ("09:00", "Nowhere/City", "demo"), ("09:00", "UTC", "nope")])

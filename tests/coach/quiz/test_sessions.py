@@ -46,6 +46,19 @@ async def test_unknown_track_is_refused(coach):
         await coach.quiz.start_quiz(USER, GUILD, "nope")
 
 
+async def test_a_mixed_session_draws_from_every_track_and_says_so(tmp_path, store, settings, clock):
+    from coach.quiz.service import MIX_TRACK
+    from coach.store.models import QuizSession
+    from tests.coach.helpers import make_catalog
+
+    catalog = make_catalog(tmp_path, {"alpha": {f"a-{c}": 2 for c in "abc"}, "beta": {f"b-{c}": 2 for c in "abc"}})
+    mixed = Coach(store, catalog, settings, clock=clock, rng_seed=7, enable_fuzzing=False)
+    state = (await mixed.quiz.start_quiz(USER, GUILD, MIX_TRACK, count=12)).session
+    row = await store.run(lambda db: db.get(QuizSession, state.session_id))
+    assert row.track == MIX_TRACK and state.total == 12
+    assert {catalog.bites[catalog.questions[q].bite_id].track for q in row.question_ids} == {"alpha", "beta"}
+
+
 async def test_count_larger_than_track_uses_every_question_once(coach):
     state = (await coach.quiz.start_quiz(USER, GUILD, "demo", count=30)).session
     assert state.total == 12

@@ -307,3 +307,37 @@ async def test_a_task_started_inside_a_write_transaction_takes_its_own_turn(sqli
         release.set()
         await other
         await child  # raised OperationalError("database is locked") when the turn was skipped
+
+
+async def test_a_servers_one_schedule_keeps_its_posts_and_answers_when_schedules_go_per_channel(
+        empty_database_url, catalog, settings, clock):
+    """0010: picks and answers made under the one schedule per server belong to its channel."""
+    from datetime import date
+
+    from sqlalchemy import text
+
+    day, channel = date(2026, 11, 30), 4242
+    async with Store(empty_database_url) as store:
+        await store.upgrade()
+        await migrate(store, "downgrade", "0009")
+        now = {"t": clock()}
+        for statement in (
+            "INSERT INTO daily_schedules (guild_id, channel_id, local_time, timezone, track, enabled, updated_at, "
+            "week_start) VALUES (:g, :c, '09:00', 'UTC', 'demo', true, :t, 0)",
+            "INSERT INTO daily_picks (guild_id, local_date, track, bite_id, question_id, option_order, created_at) "
+            "VALUES (:g, :d, 'demo', 'bite-a', 'bite-a-q1', '[0, 1, 2, 3]', :t)",
+            "INSERT INTO daily_answers (guild_id, local_date, user_id, choice, correct, answered_at) "
+            "VALUES (:g, :d, :u, 1, false, :t)",
+        ):
+            await store.run(lambda db, s=statement: db.execute(text(s), {"g": GUILD, "c": channel, "d": day,
+                                                                          "u": USER, **now}))
+        await store.upgrade()
+        coach = new_coach(store, catalog, settings, clock)
+        assert (await coach.daily.get_schedule(GUILD, channel)).track == "demo"
+        results = await coach.daily.daily_results(GUILD, day, channel_id=channel)
+        assert (results.total, results.counts[1]) == (1, 1)
+        again = await coach.daily.record_daily_answer(GUILD, day, USER, 2, channel_id=channel)
+        assert again.outcome == "already_answered" and again.choice == 1
+        # A second channel of the same server now has a schedule and a post of its own.
+        await coach.daily.set_schedule(GUILD, channel + 1, "10:00", "UTC", "demo")
+        assert (await coach.daily.pick_daily(GUILD, day, channel_id=channel + 1)).channel_id == channel + 1
