@@ -24,12 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from coach.grading.models import KeyPointVerdict
+from coach.grading.point_calibration import CODES, status_codes_of
 from coach.grading.point_judge import COVERED, PARTIAL, PointThresholds, WRONG, clauses, point_status
 from coach.grading.point_model import PointModel, point_query
 from coach.grading.quotes import find_quote
 from content import Bite
 
-STATUSES = ("covered", "partial", "missing", "wrong")
 LEVELS = np.round(np.arange(0.05, 0.951, 0.025), 3)
 NEVER = 1.01  # a level no probability reaches
 FALSE_WRONG = 0.02  # at most this share of dev answers that make their point may be called wrong
@@ -107,13 +107,15 @@ def _maxima(readings: list[FollowUpReading]) -> np.ndarray:
 
 
 def _statuses(m: np.ndarray, t: FollowUpThresholds) -> np.ndarray:
-    """`point_status` for many readings at once (codes into STATUSES)."""
-    covered, loose, wrong = m[:, 0], m[:, 1], m[:, 2]
-    return np.select([(wrong >= t.wrong) & (wrong > covered), covered >= t.covered, loose >= t.partial],
-                     [3, 0, 1], default=2)
+    """`point_status` for many readings at once (codes into CODES)."""
+    return status_codes_of(m[:, 0], m[:, 1], m[:, 2], t)
 
 
-def cohen_kappa(gold: np.ndarray, pred: np.ndarray, k: int = len(STATUSES)) -> float:
+def _codes(gold: list[str]) -> np.ndarray:
+    return np.array([CODES.index(g) for g in gold])
+
+
+def cohen_kappa(gold: np.ndarray, pred: np.ndarray, k: int = len(CODES)) -> float:
     table = np.zeros((k, k))
     np.add.at(table, (gold, pred), 1)
     n = table.sum()
@@ -125,15 +127,15 @@ def cohen_kappa(gold: np.ndarray, pred: np.ndarray, k: int = len(STATUSES)) -> f
 def fit(readings: list[FollowUpReading], gold: list[str]) -> FollowUpThresholds:
     """The three levels whose verdicts agree best with the graders' (Cohen's kappa) on dev,
     among those that call at most FALSE_WRONG of the answers that make their point wrong."""
-    m, codes = _maxima(readings), np.array([STATUSES.index(g) for g in gold])
-    made = codes == STATUSES.index("covered")
+    m, codes = _maxima(readings), _codes(gold)
+    made = codes == CODES.index("covered")
     best, chosen = -2.0, None
     for covered, partial, wrong in itertools.product(LEVELS, LEVELS, (*LEVELS, NEVER)):
         if partial > covered:
             continue
         t = FollowUpThresholds(float(covered), float(partial), float(wrong))
         pred = _statuses(m, t)
-        if made.any() and np.mean(pred[made] == STATUSES.index("wrong")) > FALSE_WRONG:
+        if made.any() and np.mean(pred[made] == CODES.index("wrong")) > FALSE_WRONG:
             continue
         kappa = cohen_kappa(codes, pred)
         if kappa > best + 1e-9:
@@ -142,7 +144,7 @@ def fit(readings: list[FollowUpReading], gold: list[str]) -> FollowUpThresholds:
 
 
 def agreement(readings: list[FollowUpReading], gold: list[str], t: FollowUpThresholds) -> dict:
-    codes, pred = np.array([STATUSES.index(g) for g in gold]), _statuses(_maxima(readings), t)
+    codes, pred = _codes(gold), _statuses(_maxima(readings), t)
     return {"n": len(gold), "kappa": round(cohen_kappa(codes, pred), 4), "exact": round(float((codes == pred).mean()), 4)}
 
 
@@ -150,7 +152,7 @@ def cross_validate(readings: list[FollowUpReading], gold: list[str], bites: list
     """Kappa with whole bites held out: each fold's levels fitted on the other bites."""
     order = sorted(set(bites))
     random.Random(FOLD_SEED).shuffle(order)
-    codes, pred = np.array([STATUSES.index(g) for g in gold]), np.zeros(len(gold), int)
+    codes, pred = _codes(gold), np.zeros(len(gold), int)
     for fold in range(folds):
         held = set(order[fold::folds])
         train = [i for i, b in enumerate(bites) if b not in held]

@@ -85,10 +85,17 @@ def fit_red_flag(dev: DevSignals) -> tuple[float, float]:
 CODES = ("missing", "partial", "covered", "wrong")  # the first three in order, `wrong` apart
 
 
+def status_codes_of(cov: np.ndarray, loose: np.ndarray, wrong: np.ndarray, t) -> np.ndarray:
+    """`point_judge.point_status` for many points at once, as CODES indexes, from each point's
+    best p(covered), p(covered) + p(partial) and p(wrong) over its units (all the rule reads).
+    `t` has `covered`, `partial` and `wrong` levels (PointThresholds or the follow-up reader's)."""
+    said_wrongly = (wrong >= t.wrong) & (wrong > cov)
+    return np.where(said_wrongly, 3, np.where(cov >= t.covered, 2, np.where(loose >= t.partial, 1, 0)))
+
+
 def status_codes(dev: DevSignals, t: PointThresholds) -> np.ndarray:
-    """`point_judge.point_status` over every (answer, point) at once, as CODES indexes."""
-    wrong = (dev.wrong >= t.wrong) & (dev.wrong > dev.cov)
-    return np.where(wrong, 3, np.where(dev.cov >= t.covered, 2, np.where(dev.loose >= t.partial, 1, 0)))
+    """`point_judge.point_status` over every (answer, point) of dev at once, as CODES indexes."""
+    return status_codes_of(dev.cov, dev.loose, dev.wrong, t)
 
 
 def _point_agreement(dev: DevSignals, t: PointThresholds) -> float:

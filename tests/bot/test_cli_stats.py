@@ -98,3 +98,12 @@ def test_bite_map_and_week_for_a_chosen_member_and_server_as_json(workspace):
 def test_the_options_are_checked():
     done = subprocess.run([COACH, "stats", "--png", "x.png", "--map", "--week"], capture_output=True, text=True)
     assert done.returncode == 2 and "not allowed with" in done.stderr
+
+
+def test_the_grader_commands_parse_every_option_their_code_reads():
+    """`coach grader train` once read an option its parser did not define (`--followups`)."""
+    from bot.cli.main import build_parser
+
+    args = build_parser().parse_args(["grader", "train"])
+    assert (args.followups, args.seed, args.epochs, args.out) == (False, None, None, None)
+    assert build_parser().parse_args(["grader", "train", "--followups", "--seed", "3"]).followups is True

@@ -41,7 +41,7 @@ def test_the_vectorised_fit_decides_as_the_rule_does():
     t = FollowUpThresholds(0.45, 0.3, 0.35)
     by_rule = [decide(r, t)[0] for r in readings]
     codes = followup_reader._statuses(followup_reader._maxima(readings), t)
-    assert by_rule == [followup_reader.STATUSES[c] for c in codes]
+    assert by_rule == [followup_reader.CODES[c] for c in codes]
 
 
 def test_the_fit_finds_levels_that_agree_with_the_graders_and_kappa_matches_sklearn():
