@@ -100,10 +100,10 @@ class DailyService:
 
     async def get_schedules(self, guild_id: int) -> list[Schedule]:
         """Every schedule of the server, on or off, by channel."""
-        return await self.store.read(lambda db: self._schedules(db, guild_id))
+        async def work(db):
+            return [_schedule(row) for row in await self._schedule_rows(db, guild_id)]
 
-    async def _schedules(self, db, guild_id: int) -> list[Schedule]:
-        return [_schedule(row) for row in await self._schedule_rows(db, guild_id)]
+        return await self.store.read(work)
 
     async def get_schedule(self, guild_id: int, channel_id: int | None = None) -> Schedule | None:
         """The channel's schedule; with no channel, the server's main one (see `main_schedule`)."""

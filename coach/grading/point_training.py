@@ -36,6 +36,9 @@ FORMAT = 1
 # Most (point, text) pairs are `missing`, and most of those are easy (a text about another point).
 # Keeping a share of them makes an epoch fit 2 cores in minutes without starving that class.
 MISSING_KEPT = 0.35
+# Each labelled text is one (point, text) pair per key point of its bite: a bite with fewer texts
+# than this has too few examples of its points for the model to have learnt them.
+MIN_TEXTS_PER_BITE = 20
 
 
 def data_files(data_dir: Path = DATA_DIR) -> list[Path]:
@@ -127,6 +130,16 @@ def data_fingerprint(data_dir: Path = DATA_DIR) -> str:
     for path in data_files(data_dir):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def uncovered_bites(catalog, data_dir: Path = DATA_DIR) -> list[str]:
+    """Bites the training data does not cover: fewer than MIN_TEXTS_PER_BITE labelled texts."""
+    counts: dict[str, int] = {}
+    for row in load_rows(data_dir):
+        counts[row.get("bite_id")] = counts.get(row.get("bite_id"), 0) + 1
+    return [f"bite {bite_id!r} has {counts.get(bite_id, 0)} labelled training texts in content/judge "
+            f"(at least {MIN_TEXTS_PER_BITE}): write and label them (content/judge/README.md)"
+            for bite_id in sorted(catalog.bites) if counts.get(bite_id, 0) < MIN_TEXTS_PER_BITE]
 
 
 def stale_reasons(catalog, path: Path = ARTIFACT, data_dir: Path = DATA_DIR) -> list[str]:

@@ -73,3 +73,21 @@ def test_the_staged_training_texts_cover_every_drafted_bite_and_fit_its_key_poin
     # Each text is labelled against every key point of its bite: at least 20 labelled pairs per point.
     assert all(n >= 20 for n in per_bite.values())
     assert {r["writer"] for r in rows}.isdisjoint({r["writer"] for r in load_rows()}), "new writers"
+
+
+def test_the_llm_tracks_grading_test_set_is_frozen_and_labels_the_drafted_bites(together):
+    import hashlib
+    from collections import Counter
+
+    catalog, _ = together
+    data = Path(__file__).parents[1] / "data"
+    path = data / "grading_blind_llm_test.jsonl"
+    recorded = dict(line.split()[::-1] for line in (data / "grading_blind.sha256").read_text().splitlines() if line)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded[path.name], "a changed test set is a new one"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        bite = catalog.bites[row["bite_id"]]
+        assert bite.track == "llm" and row["score"] in range(5)
+        assert len(row["key_points"]) == len(bite.key_points)
+    kinds = Counter(row["kind"] for row in rows)
+    assert len(rows) >= 150 and len(kinds) == 7 and len(set(kinds.values())) == 1

@@ -7,6 +7,7 @@ an eval answer or a training text."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -53,6 +54,16 @@ def test_the_shipped_model_is_one_small_stamped_file_matching_the_catalog(shippe
     stamp = read_stamp(ARTIFACT)
     assert stamp["labels"] == ["covered", "partial", "missing", "wrong"] and stamp["seed"] == point_training.SEED
     assert point_training.stale_reasons(shipped_catalog) == [], "run `coach grader train`"
+
+
+def test_every_shipped_bite_has_training_texts_and_a_bite_without_them_is_reported(shipped_catalog, tmp_path):
+    assert point_training.uncovered_bites(shipped_catalog) == []
+    rows = point_training.load_rows()
+    kept = [row for row in rows if row["bite_id"] != KV][:500] + [row for row in rows if row["bite_id"] == KV][:5]
+    (tmp_path / "some.jsonl").write_text("".join(json.dumps({k: v for k, v in row.items() if k != "_where"}) + "\n"
+                                                 for row in kept))
+    problems = point_training.uncovered_bites(shipped_catalog, tmp_path)
+    assert any(f"'{KV}' has 5 labelled training texts" in p for p in problems)
 
 
 def test_a_changed_key_point_makes_the_model_stale(shipped_catalog):
