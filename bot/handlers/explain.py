@@ -39,10 +39,13 @@ class ExplainHandlers(Capability):
             if bite is None:
                 return notice(texts.NO_BITE_FOUND, outcome="not_found")
             return render.bite(bite)
-        return render.bite(self._todays_bite(actor), heading=texts.TODAYS_BITE)
+        return render.bite(await self._todays_bite(actor), heading=texts.TODAYS_BITE)
 
-    def _todays_bite(self, actor: Actor):
-        bites = list(self.catalog.bites.values())
+    async def _todays_bite(self, actor: Actor):
+        """A bite a day, the same for a server all day: from the member's track (theirs, else the
+        server's daily track), else from every track."""
+        track = await self.member_track(actor)
+        bites = list(self.catalog.tracks[track].bites) if track else list(self.catalog.bites.values())
         day = int(time.time() // 86400)
         return bites[(day + actor.guild_id) % len(bites)]
 

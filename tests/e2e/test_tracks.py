@@ -44,6 +44,13 @@ async def session_tracks(bot, message) -> tuple[str, set[str]]:
     return row.track, {catalog.bites[catalog.questions[q].bite_id].track for q in row.question_ids}
 
 
+async def todays_track(bot, message) -> str:
+    """The track of the bite a `/bite` reply shows."""
+    title = message["embeds"][0]["title"]
+    (track,) = {b.track for b in bot.services.catalog.bites.values() if b.title == title}
+    return track
+
+
 async def stop_quiz(fake, user, message):
     await fake.reply(await fake.click(user, message, button(message, "Stop")["custom_id"]))
 
@@ -65,6 +72,7 @@ async def test_quiz_with_no_track_takes_the_members_then_the_servers_then_a_mix(
     servers = await run(fake, member, guild, "quiz", options={"count": 5})
     assert await session_tracks(bot, servers) == ("llm", {"llm"})
     await stop_quiz(fake, member, servers)
+    assert await todays_track(bot, await run(fake, member, guild, "bite")) == "llm", "today's bite: the server's track"
 
     # The member's own track comes first; `any` forgets it.
     shown = await run(fake, member, guild, "settings", options={"track": "inference"})
@@ -72,6 +80,7 @@ async def test_quiz_with_no_track_takes_the_members_then_the_servers_then_a_mix(
     own = await run(fake, member, guild, "quiz", options={"count": 5})
     assert await session_tracks(bot, own) == ("inference", {"inference"})
     await stop_quiz(fake, member, own)
+    assert await todays_track(bot, await run(fake, member, guild, "bite")) == "inference"
     cleared = await run(fake, member, guild, "settings", options={"track": "any"})
     assert "Your track:** none" in cleared["embeds"][0]["description"]
     refused = await run(fake, member, guild, "settings", options={"track": "cooking"})
