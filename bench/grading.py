@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.grading [--base-url URL] [--reference FILE] [--llm-sample N]
     .venv/bin/python -m bench.grading --test [--reference FILE]          # logged: see below
+    .venv/bin/python -m bench.grading --llm-track [--reference FILE]     # the LLM track's test set, logged
     .venv/bin/python -m bench.grading --test --write-prompts OUT.jsonl  # for the reference judge
 
 On the blind dev split (default) or the blind test split (`--test`), side by side:
@@ -38,7 +39,9 @@ from coach.topics import TopicFinder
 from content import default_catalog
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
-SPLITS = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_test.jsonl"}
+SPLITS = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_test.jsonl",
+          # The LLM track's held-out set (#29): its bites are in the catalog once the track is live.
+          "llm_test": DATA / "grading_blind_llm_test.jsonl"}
 DEV_OUT = Path("docs/bench/grading.md")
 TEST_LOG = Path("docs/bench/grading_test_log.md")
 NOTES_MARKER = "<!-- notes: kept across re-runs -->"
@@ -147,6 +150,8 @@ def section(args, split: str, rows: list[dict], reports: dict, verdicts: dict, k
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--test", action="store_true", help="the blind test split (each read is logged)")
+    parser.add_argument("--llm-track", action="store_true",
+                        help="the LLM track's blind test set (issue #29; logged like --test)")
     parser.add_argument("--base-url", default=None, help="the LLM grader's OpenAI-compatible URL")
     parser.add_argument("--reference", default=None, help="a reference judge's verdicts (JSON Lines) to replay")
     parser.add_argument("--write-prompts", default=None, help="write the exact LLM prompts for the split and stop")
@@ -157,9 +162,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="per LLM request, seconds (CPU vLLM is slow)")
     args = parser.parse_args(argv)
     args.argv = argv if argv is not None else sys.argv[1:]
-    split = "test" if args.test else "dev"
+    split = "llm_test" if args.llm_track else "test" if args.test else "dev"
     started = datetime.now(timezone.utc)
     rows = load_eval_set(SPLITS[split], split)
+    missing = {row["bite_id"] for row in rows} - set(default_catalog().bites)
+    if missing:
+        raise SystemExit(f"{len(missing)} bites of {SPLITS[split].name} are not in the catalog (e.g. "
+                         f"{sorted(missing)[0]}): the track is not live yet (content/drafts/README.md)")
     if args.write_prompts:
         from bench.reference_judge import write_prompts
 
@@ -169,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         reports, verdicts, kinds = asyncio.run(run(args, rows))
         text = section(args, split, rows, reports, verdicts, kinds, started)
     print(text)
-    if split == "test":
+    if split != "dev":
         log = TEST_LOG.read_text(encoding="utf-8") if TEST_LOG.exists() else ""
         number = sum(1 for line in log.splitlines() if line.startswith("### Read")) + 1
         entry = (f"\n### Read {number}: {started:%Y-%m-%d %H:%M} UTC, commit {commit()}\n\n"

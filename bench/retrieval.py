@@ -2,7 +2,8 @@
 
     .venv/bin/python -m bench.retrieval [--out docs/bench/retrieval.md] [--skip-synthetic]
 
-Quality on tests/data/retrieval_{dev,test}.jsonl for the embedding retriever,
+Quality on tests/data/retrieval_{dev,test}.jsonl for the embedding retriever (and, with two
+tracks live, retrieval_llm_test.jsonl and retrieval_cross_track.jsonl per track),
 BM25 and their reciprocal-rank fusion; what to embed per bite (dev only); the
 off-topic threshold (calibrated on dev, reported on test); query latency; and
 flat vs HNSW FAISS indexes on 42 / 10,000 / 100,000 synthetic vectors.
@@ -277,6 +278,25 @@ def main(argv: list[str] | None = None) -> int:
     say()
     say("Misses: " + ("; ".join(misses) if misses else "none") + ".")
     say()
+
+    # 2c. Per track (issue #29): the LLM track's held-out set, and answers on topics the two tracks
+    # share words with. Read only once a second track is live: their bites are in no catalog before.
+    if len(catalog.tracks) > 1:
+        track_of = {b.id: b.track for b in catalog.bites.values()}
+        say("### Per track (shipped retriever; held out, written from the titles alone)")
+        say()
+        track_rows = []
+        for split_name in ("llm_test", "cross_track"):
+            split, dropped = load_split(split_name, known)
+            on = [r for r in split if r["bite_id"]]
+            found = [retriever.search(r["text"], 1) for r in on]
+            bite_hits = sum(f.on_topic and f.matches[0].id == r["bite_id"] for f, r in zip(found, on))
+            track_hits = sum(f.on_topic and track_of[f.matches[0].id] == track_of[r["bite_id"]] for f, r in zip(found, on))
+            track_rows.append([split_name, len(on), pct(bite_hits / max(1, len(on))),
+                               pct(track_hits / max(1, len(on))), dropped])
+        for line in table(["set", "on-topic n", "top-1 on its bite", "top-1 in its track", "dropped"], track_rows):
+            say(line)
+        say()
 
     # 3. Off-topic threshold: calibrated on dev, reported on both.
     def top_scores(split):
