@@ -263,3 +263,14 @@ async def test_bite_quiz_asks_that_bites_questions(coach):
     assert set(await coach.store.run(ids)) == own and state.total == len(own)  # no related bites here
     with pytest.raises(Exception, match="unknown bite"):
         await coach.quiz.start_bite_quiz(USER, GUILD + 1, "no-such-bite")
+
+
+def test_the_words_used_in_place_of_a_track_can_never_be_a_track_id():
+    from bot.command_table import ANY_TRACK
+    from coach.quiz.service import MIX_TRACK, REVIEW_TRACK
+    from content.schema import RESERVED_TRACK_IDS, Track
+
+    assert {REVIEW_TRACK, MIX_TRACK, ANY_TRACK} <= set(RESERVED_TRACK_IDS)
+    for word in RESERVED_TRACK_IDS:
+        with pytest.raises(ValueError, match="a word the commands use"):
+            Track(id=word, title="Some track")
