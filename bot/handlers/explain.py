@@ -42,8 +42,8 @@ class ExplainHandlers(Capability):
         return render.bite(await self._todays_bite(actor), heading=texts.TODAYS_BITE)
 
     async def _todays_bite(self, actor: Actor):
-        """A bite a day, the same for a server all day: from the member's track (theirs, else the
-        server's daily track), else from every track."""
+        """A bite a day, the same all day for a server's members who share a track: from the
+        member's track (theirs, else the server's daily track), else from every track."""
         track = await self.member_track(actor)
         bites = list(self.catalog.tracks[track].bites) if track else list(self.catalog.bites.values())
         day = int(time.time() // 86400)
