@@ -145,13 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="docs/bench/retrieval.md")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--latency-rounds", type=int, default=3)
+    parser.add_argument("--dev-only", action="store_true",
+                        help="choose on dev (recipe, pooling, adapter, BM25 weight, threshold) without reading any "
+                             "held-out set; prints, writes nothing")
     args = parser.parse_args(argv)
 
     catalog = default_catalog()
     known = set(catalog.bites)
     dev, dev_dropped = load_split("dev", known)
-    test, test_dropped = load_split("test", known)
-    syllabus, _ = load_split("syllabus", known)
+    # Held-out sets stay unread on a --dev-only run (it is how a refit chooses, tests/data/README-retrieval.md).
+    test, test_dropped = ([], 0) if args.dev_only else load_split("test", known)
+    syllabus, _ = ([], 0) if args.dev_only else load_split("syllabus", known)
     embedder = Embedder()
     lines: list[str] = []
 
@@ -241,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     rows, scores = [], {}
     for split_name, split in (("dev", dev), ("test", test), ("syllabus", syllabus)):
         on = [r for r in split if r["bite_id"]]
+        if not on:
+            continue
         texts = [r["text"] for r in on]
         adapted = [[m.id for m in adapted_only.rank_all(t)] for t in texts]
         lex = [[i for i, _ in bm25.rank(t)] for t in texts]
@@ -260,6 +266,17 @@ def main(argv: list[str] | None = None) -> int:
     for line in table(["split", "method", "n", "top-1", "top-3", "MRR"], rows):
         say(line)
     say()
+
+    if args.dev_only:
+        dev_scores = [(retriever.search(r["text"], 1).similarity, r["bite_id"]) for r in dev]
+        threshold = calibrate([s for s, l in dev_scores if l], [s for s, l in dev_scores if l is None])
+        for label, t in (("calibrated on dev", threshold), ("shipped", retriever.threshold)):
+            m = off_topic_metrics([(s >= t, l) for s, l in dev_scores])
+            on_accepted = sum(s >= t for s, l in dev_scores if l) / max(1, len(dev_on))
+            say(f"- threshold {label} {t}: {m['off']} off-topic texts, recall {pct(m['recall'])}, precision "
+                f"{pct(m['precision'])}; on-topic accepted {pct(on_accepted)}")
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        return 0
 
     # 2b. The syllabus check: each topic's title + summary, and a quiz-style answer, written
     # blind from the title alone (tests/data/README-retrieval.md).

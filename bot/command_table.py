@@ -131,13 +131,16 @@ COMMANDS: tuple[Command, ...] = (
              Option("track", "Which track", tracks=True),
              Option("week_starts", "Day the server's week starts; that day's post shows the last week "
                                    "(default: by language)", choices=WEEK_STARTS, titled=True)),
-            console=False),
+            console_help="(admins) a daily post per channel, each with its own time and track: "
+                         "`/daily set channel:llm-room time:09:00 timezone:UTC track:llm`. The console posts "
+                         "nothing; `/daily preview channel:llm-room` shows the post."),
     Command("daily off", "Stop the daily posts (in one channel, or all)",
             lambda h, a, o: h.daily_off(a, o["channel"]),
             "(admins) stops them in a channel, or with no channel everywhere.",
-            (Option("channel", "Which channel's posts (default: every channel)", "channel"),), console=False),
-    Command("daily preview", "See today's post (only you)", lambda h, a, o: h.daily_preview(a),
-            "(admins) shows today's post to you only.", console=False),
+            (Option("channel", "Which channel's posts (default: every channel)", "channel"),)),
+    Command("daily preview", "See today's post (only you)", lambda h, a, o: h.daily_preview(a, o["channel"]),
+            "(admins) shows today's post to you only: this channel's, or the channel you name.",
+            (Option("channel", "Whose post (default: this channel's, else the main one)", "channel"),)),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 

@@ -8,7 +8,9 @@ not a terminal, commands are read line by line until the end of input. A picture
 path printed. `/explain kv cache audio:answer.ogg` answers with a recording: its transcript
 is shown first (`grade` or `fix`), then graded. `/interview kv cache questions:1` runs a mock
 interview: each answer is a line (or `audio:FILE`, a recording), `idk` passes a turn and `end`
-shows the scorecard.
+shows the scorecard. The console is a server of one, whose owner is you: `/daily set` takes
+channels by name (`channel:llm-room`) and stores their schedules; nothing is posted, and
+`/daily preview channel:llm-room` shows that channel's post, whose buttons answer it.
 """
 
 from __future__ import annotations
@@ -21,18 +23,35 @@ import shlex
 import sys
 import time
 import uuid
+import zlib
+from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.render import texts
-from bot.command_table import BY_NAME, GROUPS, Command, Option
+from bot.command_table import BY_NAME, GROUPS, Command, Option, usage
 from bot.handlers import Actor, Handlers
 from bot.render.replies import Reply
 from bot.handlers.voice import file_recording
 
-CONSOLE_USER = Actor(user_id=1, guild_id=1, name="you", can_manage_guild=False, request_id="")
+# You own the console's one server, so its settings (`/daily`) are yours to change.
+CONSOLE_USER = Actor(user_id=1, guild_id=1, name="you", can_manage_guild=True, request_id="")
 WELCOME = "Interview Coach — console mode (no Discord needed). Type /help for commands, /quit to leave."
 _REFUSED = object()  # an option value the console refused (and said why)
 _BOLD = re.compile(r"\*\*(.+?)\*\*|\*(.+?)\*")
+_CHANNEL = re.compile(r"<#(\d+)>")
+_TIMESTAMP = re.compile(r"<t:(\d+)(?::\w)?>")
+
+
+def console_channel_id(name: str) -> int:
+    """A channel named in the console: the same id in every session, never 0 (no channel)."""
+    return zlib.crc32(name.casefold().encode()) + 1
+
+
+def readable(text: str, channels: dict[int, str]) -> str:
+    """Discord's channel mentions and timestamps, as a terminal shows them."""
+    text = _CHANNEL.sub(lambda m: "#" + channels.get(int(m.group(1)), f"channel-{m.group(1)}"), text)
+    return _TIMESTAMP.sub(
+        lambda m: f"{datetime.fromtimestamp(int(m.group(1)), timezone.utc):%Y-%m-%d %H:%M} UTC", text)
 
 
 def plain(text: str) -> str:
@@ -115,6 +134,8 @@ class Console:
         # session on the same database starts its turns at 1 again.
         self._session = uuid.uuid4().hex[:12]
         self._turn = 0
+        self.channels: dict[int, str] = {}  # the channels named in this session, by id
+        self.channel_id = 0  # where you are: a previewed daily post's channel, so its buttons answer it
 
     def say(self, text: str) -> None:
         self.stdout.write(text + "\n")
@@ -129,7 +150,8 @@ class Console:
 
     def _actor(self) -> Actor:
         self._turn += 1
-        return dataclasses.replace(self.actor, request_id=f"console-{self._session}-{self._turn}", front_end="console")
+        return dataclasses.replace(self.actor, request_id=f"console-{self._session}-{self._turn}",
+                                   front_end="console", channel_id=self.channel_id)
 
     async def show(self, reply: Reply) -> None:
         """Print a reply; a modal becomes a prompt for the answer."""
@@ -158,7 +180,7 @@ class Console:
             values = {modal.inputs[0].custom_id: text}
             await self.show(await self.handlers.submit(self._actor(), modal.custom_id, values))
             return
-        self.say(format_reply(reply))
+        self.say(readable(format_reply(reply), self.channels))
         if reply.attachment is not None:
             path = save_picture(reply.attachment, self.pictures_dir, self._turn)
             self.say(f"Picture: {shown_path(path)}")
@@ -188,14 +210,21 @@ class Console:
             await self.show(await self.handlers.press(self._actor(), button.custom_id))
             return True
         name, words, given = parse_command(line)
+        if name in GROUPS and words and f"{name} {words[0].lower()}" in BY_NAME:  # `/daily set ...`
+            name, words = f"{name} {words[0].lower()}", words[1:]
         command = BY_NAME.get(name)
+        if command is None and name in GROUPS:
+            subcommands = ", ".join(f"/{c}" for c in BY_NAME if c.startswith(name + " "))
+            self.say(texts.GROUP_NEEDS_SUBCOMMAND.format(name=name, subcommands=subcommands))
+            return True
         if command is None or not command.console:
-            known = name in GROUPS or command is not None
-            self.say((texts.NO_CONSOLE_VERSION if known else texts.UNKNOWN_COMMAND).format(name=name))
+            self.say((texts.UNKNOWN_COMMAND if command is None else texts.NO_CONSOLE_VERSION).format(name=name))
             return True
         options = self._options(command, words, given)
         if options is None:
             return True
+        if command.name == "daily preview" and options["channel"]:
+            self.channel_id = options["channel"]
         await self.show(await self.handlers.command(command, self._actor(), options))
         return True
 
@@ -212,11 +241,21 @@ class Console:
             options[option.name] = option.default if value is None else self._value(option, value)
             if options[option.name] is _REFUSED:
                 return None
+            if option.required and options[option.name] is None:
+                self.say(texts.missing_option(command.name, option.name, usage(command, console=True)))
+                return None
         return options
 
     def _value(self, option: Option, text: str):
         if option.kind == "flag":
             return _flag(text)
+        if option.kind == "channel":  # `channel:llm-room` or `channel:#llm-room`
+            name = text.strip().lstrip("#").strip()
+            if not name:
+                return None
+            channel_id = console_channel_id(name)
+            self.channels[channel_id] = name
+            return channel_id
         if option.kind == "number":
             try:
                 return int(text)

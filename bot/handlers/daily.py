@@ -39,11 +39,13 @@ class DailyHandlers(Capability):
 
     @admin_only
     @replies_to_errors
-    async def daily_preview(self, actor: Actor) -> Reply:
-        """What today's post looks like in this channel, or else in the server's main schedule's
-        channel (the pick is the real one; nothing is sent)."""
-        schedule = (await self.coach.daily.get_schedule(actor.guild_id, actor.channel_id)
-                    or await self.coach.daily.get_schedule(actor.guild_id))
+    async def daily_preview(self, actor: Actor, channel_id: int | None = None) -> Reply:
+        """What today's post looks like in the channel named, else in this channel, else in the
+        server's main schedule's channel (the pick is the real one; nothing is sent)."""
+        schedule = await self.coach.daily.get_schedule(actor.guild_id, channel_id or actor.channel_id)
+        if schedule is None and channel_id:
+            return notice(texts.no_daily_in(channel_id), outcome="invalid")
+        schedule = schedule or await self.coach.daily.get_schedule(actor.guild_id)
         track = schedule.track if schedule else self.default_track()
         day = local_date(self.coach.now(), schedule.timezone if schedule else "UTC")
         pick = await self.coach.daily.pick_daily(actor.guild_id, day, track,

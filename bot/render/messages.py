@@ -397,7 +397,8 @@ def daily_post(pick, bite, yesterday=None, last_week=None) -> Reply:
         footer=f"{pick.local_date:%A %d %B} · answer privately with the buttons",
         colour=BLUE,
     )
-    buttons = [Button(LETTERS[i], ids.daily(pick.local_date, i), "primary") for i in range(len(q.options))]
+    buttons = [Button(LETTERS[i], ids.daily(pick.local_date, i), "primary", key=LETTERS[i].lower())
+               for i in range(len(q.options))]
     buttons.append(Button("Explain it out loud", ids.explain(bite.id), "success", row=1))
     buttons.append(report_button("q", q.question_id, row=1))
     return fit(Reply(embed=embed, buttons=tuple(buttons), ephemeral=False, outcome="daily"))

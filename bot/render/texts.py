@@ -32,9 +32,14 @@ def daily_off(channel_id: int | None, stopped: int) -> str:
     if channel_id is not None:
         return f"Daily posts in <#{channel_id}> are off."
     return "Daily posts are off." if stopped == 1 else f"Daily posts are off in all {stopped} channels."
+def no_daily_in(channel_id: int) -> str:
+    return f"<#{channel_id}> has no daily post. `/daily set channel:` starts one."
 DAILY_ANSWERED_IN_SERVER = "Daily questions are answered in their server."
 PREVIEW = "Preview (only you see this). {schedule}"
 NO_CONSOLE_VERSION = "/{name} posts in a Discord server channel; it has no console version."
+def missing_option(command: str, option: str, usage: str) -> str:
+    return f"/{command} needs {option}: — `{usage}`."
+GROUP_NEEDS_SUBCOMMAND = "/{name} needs one of: {subcommands}."
 UNKNOWN_COMMAND = "Unknown command /{name}. /help lists the commands."
 NO_SUCH_FILE = "There is no file {path!r}."
 

@@ -171,3 +171,53 @@ def test_console_interview_rescues_a_missed_point(tmp_path, env):
         "Strong yes", "Lean yes", "Lean no", "Strong no")
     assert "Rescued on follow-up:\n• The cache stores the attention keys and values" in card
     assert "You ended the interview." in card
+
+
+@pytest.fixture
+def two_tracks(tmp_path, env):
+    """The e2e Inference track beside two bites of the LLM track."""
+    import shutil
+
+    root = tmp_path / "tracks"
+    shutil.copytree(TRACKS / "inference", root / "inference")
+    shutil.copytree(TRACKS.parent / "tracks_llm" / "llm", root / "llm")
+    return {**env, "CONTENT_DIR": str(root)}
+
+
+@pytest.mark.timeout(600)
+def test_console_session_across_two_tracks_with_a_daily_post_per_channel(tmp_path, two_tracks):
+    """Issue #29's console session: a daily schedule in two channels with two tracks, the LLM
+    channel's post previewed and answered, `/quiz llm`, `/explain lora`, the LLM bite map."""
+    work = tmp_path / "work"
+    work.mkdir()
+    script = "\n".join([
+        "/daily set channel:serving-room time:09:00 timezone:UTC track:inference",
+        "/daily set channel:#llm-room time:18:30 timezone:Europe/Berlin track:llm",
+        "/daily preview channel:llm-room", "a",
+        "/daily preview channel:nowhere",
+        "/quiz llm count:5", "a", "next", "stop",
+        "/explain lora",
+        "LoRA freezes the pretrained weights and learns the update as two thin low-rank matrices, so only a few "
+        "parameters and their optimizer state are trained, and the product can be merged into the weights after.",
+        "/stats view:map track:llm",
+        "/daily off channel:serving-room",
+        "/daily preview",
+        "/quit",
+    ]) + "\n"
+    done = subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=work, env=two_tracks, timeout=500)
+    out = done.stdout
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "Daily posts: #serving-room at 09:00 UTC, track inference." in out
+    assert "Daily posts: #llm-room at 18:30 Europe/Berlin, track llm." in out
+    assert " UTC." in out.split("track llm.")[1].split("\n")[0], "the next post's time, readable"
+    preview = out.split("Preview (only you see this). Daily posts: #llm-room")[1]
+    assert preview.split("\n== ")[1].startswith(("Daily bite · LoRA", "Daily bite · Supervised")), "its own track"
+    assert "Right!" in preview or "Not quite" in preview, "its button answered that channel's post"
+    assert "#nowhere has no daily post." in out
+    quiz = out.split("Quiz · 1/5")[1].split("Quiz stopped")[0]
+    assert "LoRA" in quiz or "fine-tun" in quiz or "chat template" in quiz
+    assert "== Bite map · LLM Fundamentals & Training ==" in out
+    assert "Score " in out and "fallback embedding grader" in out, "the answer about LoRA was graded"
+    assert "Daily posts in #serving-room are off." in out
+    # With one channel left, the preview of "this channel" (the console's last previewed) is the LLM one.
+    assert out.count("Preview (only you see this). Daily posts: #llm-room") == 2

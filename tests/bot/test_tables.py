@@ -92,13 +92,17 @@ def test_the_console_offers_exactly_the_tables_commands(tmp_path):
     offered = set()
     for command in COMMANDS:
         handlers.called.clear()
-        asyncio.run(console.command(f"/{command.name}"))
+        required = " ".join(f"{o.name}:x" for o in command.options if o.required)
+        asyncio.run(console.command(f"/{command.name} {required}"))
         if handlers.called:
             offered.add(command.name)
             assert handlers.called == [command.name.replace(" ", "_")]
     assert offered == {c.name for c in COMMANDS if c.console}
     for group in GROUPS:
-        assert texts.NO_CONSOLE_VERSION.format(name=group) in out.getvalue()
+        asyncio.run(console.command(f"/{group}"))
+        assert f"/{group} needs one of: /{group} set," in out.getvalue()
+    asyncio.run(console.command("/daily set time:09:00"))
+    assert "/daily set needs channel:" in out.getvalue()
     asyncio.run(console.command("/nonsense"))
     assert texts.UNKNOWN_COMMAND.format(name="nonsense") in out.getvalue()
 
