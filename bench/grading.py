@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     missing = {row["bite_id"] for row in rows} - set(default_catalog().bites)
     if missing:
         raise SystemExit(f"{len(missing)} bites of {SPLITS[split].name} are not in the catalog (e.g. "
-                         f"{sorted(missing)[0]}): the track is not live yet (content/drafts/README.md)")
+                         f"{sorted(missing)[0]}): its track is not in the catalog")
     if args.write_prompts:
         from bench.reference_judge import write_prompts
 

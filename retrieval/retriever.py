@@ -36,7 +36,7 @@ from retrieval.lexical import BM25Ranker
 from retrieval.text import normalize, spoken_to_written
 
 # Calibrated on tests/data/retrieval_dev.jsonl (docs/bench/retrieval.md).
-DEFAULT_THRESHOLD = 0.477
+DEFAULT_THRESHOLD = 0.483
 DEFAULT_LEXICAL_WEIGHT = 0.35
 DEFAULT_MAX_WEIGHT = 0.75  # an item's score: this share of its best row, the rest its mean row
 INDEX_FORMAT = 1  # bump when the way vectors are made changes

@@ -223,9 +223,10 @@ class Console:
         options = self._options(command, words, given)
         if options is None:
             return True
-        if command.name == "daily preview" and options["channel"]:
-            self.channel_id = options["channel"]
-        await self.show(await self.handlers.command(command, self._actor(), options))
+        reply = await self.handlers.command(command, self._actor(), options)
+        if command.name == "daily preview" and reply.outcome == "preview" and options["channel"]:
+            self.channel_id = options["channel"]  # you now look at that channel: its post's buttons answer it
+        await self.show(reply)
         return True
 
     def _options(self, command: Command, words: list[str], given: dict[str, str]) -> dict | None:

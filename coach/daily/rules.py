@@ -165,3 +165,10 @@ def main_schedule(schedules):
     on, else the first one, else None."""
     schedules = list(schedules)
     return next((s for s in schedules if s.enabled), schedules[0] if schedules else None)
+
+
+def schedule_for(schedules, channel_id: int | None):
+    """The channel's schedule (None when it has none); with no channel, the main one."""
+    if channel_id is None:
+        return main_schedule(schedules)
+    return next((s for s in schedules if s.channel_id == channel_id), None)

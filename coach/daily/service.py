@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from coach.catalog import bite_title, question_view, require_track
 from coach.daily.rules import (
     Candidate, choose_daily, daily_option_order, first_weekday_for_locale, format_time, main_schedule, parse_time,
-    post_time_on, validate_schedule,
+    post_time_on, schedule_for, validate_schedule,
 )
 from coach.errors import InvalidRequest, NotFound
 from coach.progress.ledger import Ledger
@@ -107,10 +107,7 @@ class DailyService:
 
     async def get_schedule(self, guild_id: int, channel_id: int | None = None) -> Schedule | None:
         """The channel's schedule; with no channel, the server's main one (see `main_schedule`)."""
-        schedules = await self.get_schedules(guild_id)
-        if channel_id is not None:
-            return next((s for s in schedules if s.channel_id == channel_id), None)
-        return main_schedule(schedules)
+        return schedule_for(await self.get_schedules(guild_id), channel_id)
 
     async def due_posts(self, now: datetime | None = None) -> list[DuePost]:
         """Enabled schedules whose post time for their current local date has passed

@@ -11,7 +11,7 @@ from typing import Callable
 from sqlalchemy import and_, case, func, select
 
 from coach.catalog import bite_title, require_track
-from coach.daily.rules import main_schedule
+from coach.daily.rules import schedule_for
 from coach.history.rules import (
     DUE_DAYS_AHEAD, HISTORY_WEEKS, mastery, mastery_level, next_to_study, streak_calendar, week_start,
 )
@@ -187,8 +187,7 @@ class HistoryService:
         async def work(db):
             schedules = (await db.execute(select(DailySchedule).where(DailySchedule.guild_id == guild_id)
                                           .order_by(DailySchedule.channel_id))).scalars().all()
-            schedule = (next((s for s in schedules if s.channel_id == channel_id), None) if channel_id is not None
-                        else main_schedule(schedules))
+            schedule = schedule_for(schedules, channel_id)
             channel = channel_id if channel_id is not None else (schedule.channel_id if schedule else 0)
             tz_name = schedule.timezone if schedule else "UTC"
             first_weekday = (schedule.week_start or 0) if schedule else 0

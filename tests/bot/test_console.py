@@ -195,13 +195,13 @@ def test_console_session_across_two_tracks_with_a_daily_post_per_channel(tmp_pat
         "/daily set channel:#llm-room time:18:30 timezone:Europe/Berlin track:llm",
         "/daily preview channel:llm-room", "a",
         "/daily preview channel:nowhere",
+        "/daily preview",
         "/quiz llm count:5", "a", "next", "stop",
         "/explain lora",
         "LoRA freezes the pretrained weights and learns the update as two thin low-rank matrices, so only a few "
         "parameters and their optimizer state are trained, and the product can be merged into the weights after.",
         "/stats view:map track:llm",
         "/daily off channel:serving-room",
-        "/daily preview",
         "/quit",
     ]) + "\n"
     done = subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=work, env=two_tracks, timeout=500)
@@ -219,5 +219,6 @@ def test_console_session_across_two_tracks_with_a_daily_post_per_channel(tmp_pat
     assert "== Bite map · LLM Fundamentals & Training ==" in out
     assert "Score " in out and "fallback embedding grader" in out, "the answer about LoRA was graded"
     assert "Daily posts in #serving-room are off." in out
-    # With one channel left, the preview of "this channel" (the console's last previewed) is the LLM one.
+    # `/daily preview` with no channel shows where you look (llm-room), not the main schedule's channel
+    # (serving-room has the lower id); a failed preview moved you nowhere.
     assert out.count("Preview (only you see this). Daily posts: #llm-room") == 2

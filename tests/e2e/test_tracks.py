@@ -122,3 +122,44 @@ async def test_each_channel_posts_its_own_track_and_is_answered_and_stopped_on_i
     everything = await run(fake, admin, guild, "daily", subcommand="off", admin=True)
     assert "off" in everything["content"]
     assert not any(s.enabled for s in await bot.services.coach.daily.get_schedules(guild_id))
+
+
+LORA_ANSWER = ("LoRA freezes the pretrained weights and learns the update as two thin low-rank matrices, so only a "
+               "few parameters and their optimizer state are trained, and the product can be merged into the weights.")
+
+
+async def test_a_member_studies_the_llm_track_and_an_admin_previews_each_channels_post(harness, fake):
+    """Issue #29's session through Discord: `/quiz llm count:5`, `/explain lora`, `/stats
+    view:map track:llm`, and `/daily preview channel:` for two channels with two tracks."""
+    bot = await harness.start()
+    guild = fake.add_guild(channel_names=("general", "daily", "llm-daily"))
+    admin, member = fake.add_user("admin"), fake.add_user("member")
+
+    quiz = await run(fake, member, guild, "quiz", options={"track": "llm", "count": 5})
+    assert quiz["embeds"][0]["title"].startswith("Quiz · 1/5")
+    assert await session_tracks(bot, quiz) == ("llm", {"llm"})
+    await stop_quiz(fake, member, quiz)
+
+    shown = await run(fake, member, guild, "explain", options={"topic": "lora"})
+    opened = await fake.click(member, shown, button(shown, "Answer")["custom_id"])
+    await opened.acknowledged()
+    graded = await fake.reply(await fake.submit(member, opened.modal["custom_id"], {"answer": LORA_ANSWER}, guild=guild))
+    assert graded["embeds"][0]["title"].startswith("Score ")
+    assert "Graded against **LoRA: low-rank adaptation**" in graded["embeds"][0]["description"]
+
+    bite_map = await run(fake, member, guild, "stats", options={"view": "map", "track": "llm"})
+    assert bite_map["embeds"][0]["title"] == "Bite map · LLM Fundamentals & Training"
+    assert [a["filename"] for a in bite_map["attachments"]] == ["bite-map.png"]
+
+    channels = {"inference": fake.channel(guild, "daily"), "llm": fake.channel(guild, "llm-daily")}
+    for track, channel in channels.items():
+        await run(fake, admin, guild, "daily", subcommand="set", admin=True,
+                  options={"channel": channel, "time": "09:00", "timezone": "UTC", "track": track})
+    for track, channel in channels.items():
+        preview = await run(fake, admin, guild, "daily", subcommand="preview", admin=True, options={"channel": channel})
+        assert f"<#{channel['id']}>" in preview["content"] and f"track **{track}**" in preview["content"]
+        title = preview["embeds"][0]["title"].removeprefix("Daily bite · ")
+        assert {b.track for b in bot.services.catalog.bites.values() if b.title == title} == {track}
+    nowhere = await run(fake, admin, guild, "daily", subcommand="preview", admin=True,
+                        options={"channel": fake.channel(guild, "general")})
+    assert "has no daily post" in nowhere["content"]
