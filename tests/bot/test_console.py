@@ -34,6 +34,12 @@ def env(tmp_path):
     return clean
 
 
+def chat(lines: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    """One `coach chat` session fed these lines on stdin."""
+    return subprocess.run(COACH, input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=500)
+
+
 def test_parse_command_reads_discord_style_options():
     assert parse_command("/quiz inference count:5") == ("quiz", ["inference"], {"count": "5"})
     assert parse_command("/bite kv cache") == ("bite", ["kv", "cache"], {})
@@ -153,14 +159,13 @@ def test_interactive_terminal(tmp_path, env):
 def test_console_interview_rescues_a_missed_point(tmp_path, env):
     """#28's console session: a weak first answer, the follow-up on a missed core point, a good
     answer to it marked rescued, then `end` and the scorecard with its signal."""
-    script = "\n".join([
+    done = chat([
         "/interview kv cache questions:1",
         "um it caches some stuff from earlier tokens so generation is faster",
         "The cache stores the attention keys and values of earlier tokens for every layer.",
         "end",
         "/quit",
-    ]) + "\n"
-    done = subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=500)
+    ], tmp_path, env)
     out = done.stdout
     assert done.returncode == 0, done.stderr[-2000:]
     assert "== Interview — question 1 of 1 ==" in out
@@ -190,7 +195,7 @@ def test_console_session_across_two_tracks_with_a_daily_post_per_channel(tmp_pat
     channel's post previewed and answered, `/quiz llm`, `/explain lora`, the LLM bite map."""
     work = tmp_path / "work"
     work.mkdir()
-    script = "\n".join([
+    done = chat([
         "/daily set channel:serving-room time:09:00 timezone:UTC track:inference",
         "/daily set channel:#llm-room time:18:30 timezone:Europe/Berlin track:llm",
         "/daily preview channel:llm-room", "a",
@@ -203,8 +208,7 @@ def test_console_session_across_two_tracks_with_a_daily_post_per_channel(tmp_pat
         "/stats view:map track:llm",
         "/daily off channel:serving-room",
         "/quit",
-    ]) + "\n"
-    done = subprocess.run(COACH, input=script, capture_output=True, text=True, cwd=work, env=two_tracks, timeout=500)
+    ], work, two_tracks)
     out = done.stdout
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "Daily posts: #serving-room at 09:00 UTC, track inference." in out
