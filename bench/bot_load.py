@@ -124,7 +124,9 @@ async def start_bot(fake: FakeDiscord, folder: Path, code: Path = REPO, profile:
     # (nohup, `&`) would pass on an ignored SIGINT, so the default is restored in the child.
     proc = await asyncio.create_subprocess_exec(*command, env=env, cwd=folder, stdout=log, stderr=log,
                                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    await asyncio.wait_for(fake.commands_synced.wait(), 120)
+    # A fresh folder: the bot encodes the whole catalog (two tracks, ~3,400 vectors) before it
+    # registers its commands, which takes minutes on two busy cores (a first CI run).
+    await asyncio.wait_for(fake.commands_synced.wait(), 360)
     while not fake.gateways:
         await asyncio.sleep(0.05)
     # Measure the steady state: wait until the bot has loaded its models in the background

@@ -90,8 +90,9 @@ def build_figure(data: MapPicture):
     nxt = by_id.get(mapping.next_bite_id or "")
     line = f"{len(practised)} of {len(mapping.bites)} bites practised"
     if nxt is not None:
-        line += f"   ·   next: {nxt.title} ({REASONS.get(mapping.next_reason, mapping.next_reason)})"
-    s.put(fig, 0.4 / s.WIDTH_IN, 1 - 0.95 / height_in, line, s.HEADLINE_PT, s.MUTED, va="center", limit=90)
+        line += f"   ·   next, {REASONS.get(mapping.next_reason, mapping.next_reason)}: {nxt.title}"
+    # 80 characters fill the width at this size; a long title loses its end, not the reason.
+    s.put(fig, 0.4 / s.WIDTH_IN, 1 - 0.95 / height_in, line, s.HEADLINE_PT, s.MUTED, va="center", limit=80)
     _legend(fig, mapping, height_in)
 
     tiles: dict[str, list] = {level: [] for level in LEVELS}
