@@ -124,8 +124,9 @@ async def start_bot(fake: FakeDiscord, folder: Path, code: Path = REPO, profile:
     # (nohup, `&`) would pass on an ignored SIGINT, so the default is restored in the child.
     proc = await asyncio.create_subprocess_exec(*command, env=env, cwd=folder, stdout=log, stderr=log,
                                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    # A fresh folder: the bot encodes the whole catalog (two tracks, ~3,400 vectors) before it
-    # registers its commands, which takes minutes on two busy cores (a first CI run).
+    # A fresh folder: while it connects, the bot loads its models and encodes the whole catalog
+    # (two tracks, ~3,400 vectors); on two cores shared with other work that delays registering
+    # the commands by minutes.
     await asyncio.wait_for(fake.commands_synced.wait(), 360)
     while not fake.gateways:
         await asyncio.sleep(0.05)
