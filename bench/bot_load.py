@@ -124,14 +124,11 @@ async def start_bot(fake: FakeDiscord, folder: Path, code: Path = REPO, profile:
     # (nohup, `&`) would pass on an ignored SIGINT, so the default is restored in the child.
     proc = await asyncio.create_subprocess_exec(*command, env=env, cwd=folder, stdout=log, stderr=log,
                                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    # A fresh folder: while it connects, the bot loads its models and encodes the whole catalog
-    # (two tracks, ~3,400 vectors); on two cores shared with other work that delays registering
-    # the commands by minutes.
-    await asyncio.wait_for(fake.commands_synced.wait(), 360)
+    await asyncio.wait_for(fake.commands_synced.wait(), 120)
     while not fake.gateways:
         await asyncio.sleep(0.05)
     # Measure the steady state: wait until the bot has loaded its models in the background
-    # (`warm=False`, for the test: quizzes do not need them).
+    # (`warm=False` skips the wait: a run of quizzes alone does not need them).
     deadline = time.monotonic() + 300
     while warm and "models loaded" not in (folder / "bot.log").read_text() and time.monotonic() < deadline:
         await asyncio.sleep(0.5)
