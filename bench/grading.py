@@ -40,8 +40,9 @@ from content import default_catalog
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 SPLITS = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_test.jsonl",
-          # The LLM track's held-out set (#29): its bites are in the catalog once the track is live.
-          "llm_test": DATA / "grading_blind_llm_test.jsonl"}
+          # The LLM track's held-out set (#29). Its first version was read once (read 13) and retired
+          # to design data; v2 was written and labelled blind after that read.
+          "llm_test": DATA / "grading_blind_llm_test_v2.jsonl"}
 DEV_OUT = Path("docs/bench/grading.md")
 TEST_LOG = Path("docs/bench/grading_test_log.md")
 NOTES_MARKER = "<!-- notes: kept across re-runs -->"

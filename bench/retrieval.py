@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.retrieval [--out docs/bench/retrieval.md] [--skip-synthetic]
 
 Quality on tests/data/retrieval_{dev,test}.jsonl for the embedding retriever (and, with two
-tracks live, retrieval_llm_test.jsonl and retrieval_cross_track.jsonl per track),
+tracks live, retrieval_llm_test_v2.jsonl and retrieval_cross_track_v2.jsonl per track),
 BM25 and their reciprocal-rank fusion; what to embed per bite (dev only); the
 off-topic threshold (calibrated on dev, reported on test); query latency; and
 flat vs HNSW FAISS indexes on 42 / 10,000 / 100,000 synthetic vectors.
@@ -53,10 +53,16 @@ def quality(rankings: list[list[str]], labels: list[str]) -> dict:
     return {"top1": top1 / n, "top3": top3 / n, "mrr": rr / n, "n": len(labels)}
 
 
+# Issue #29's held-out sets. Their first versions were read once (2026-12-03) and then joined dev,
+# as tests/data/README-retrieval.md records; these were written after that read.
+HELD_OUT_PER_TRACK = ("llm_test_v2", "cross_track_v2")
+
 # A real answer refused as off-topic loses the member's attempt (they must pick a bite); an
 # off-topic text let through is graded against its nearest bite and scores low. So the threshold
 # first keeps this share of on-topic dev answers, then refuses as many off-topic texts as it can.
-MIN_ON_TOPIC_KEPT = 0.95
+# 97%, not 95%: once dev held answers told as stories or in other words than the topic's, 95%
+# refused one real answer in twenty, and in the adapter's space 97% refuses as many off-topic texts.
+MIN_ON_TOPIC_KEPT = 0.97
 
 
 def calibrate(on_scores: list[float], off_scores: list[float]) -> float:
@@ -280,9 +286,13 @@ def main(argv: list[str] | None = None) -> int:
         say(line)
     say()
 
+    # 3a. The off-topic threshold is chosen on dev (section 3 reports it on test too).
+    def top_scores(split):
+        return [(retriever.search(r["text"], 1).similarity, r["bite_id"]) for r in split]
+
+    dev_scores = top_scores(dev)
+    threshold = calibrate([s for s, l in dev_scores if l], [s for s, l in dev_scores if l is None])
     if args.dev_only:
-        dev_scores = [(retriever.search(r["text"], 1).similarity, r["bite_id"]) for r in dev]
-        threshold = calibrate([s for s, l in dev_scores if l], [s for s, l in dev_scores if l is None])
         for label, t in (("calibrated on dev", threshold), ("shipped", retriever.threshold)):
             m = off_topic_metrics([(s >= t, l) for s, l in dev_scores])
             on_accepted = sum(s >= t for s, l in dev_scores if l) / max(1, len(dev_on))
@@ -316,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         say("### Per track (shipped retriever; held out, written from the titles alone)")
         say()
         track_rows = []
-        for split_name in ("llm_test", "cross_track"):
+        for split_name in HELD_OUT_PER_TRACK:
             split, dropped = load_split(split_name, known)
             on = [r for r in split if r["bite_id"]]
             found = [retriever.search(r["text"], 1) for r in on]
@@ -328,13 +338,8 @@ def main(argv: list[str] | None = None) -> int:
             say(line)
         say()
 
-    # 3. Off-topic threshold: calibrated on dev, reported on both.
-    def top_scores(split):
-        return [(retriever.search(r["text"], 1).similarity, r["bite_id"]) for r in split]
-
-    dev_scores = top_scores(dev)
-    threshold = calibrate([s for s, l in dev_scores if l], [s for s, l in dev_scores if l is None])
-    say(f"### Off-topic detection (threshold on the best pooled embedding score; calibrated on dev: {threshold}, shipped: {retriever.threshold})")
+    # 3. Off-topic threshold: calibrated on dev (3a), reported on both.
+    say(f"### Off-topic detection (threshold on the best pooled embedding score in the adapter's space; calibrated on dev: {threshold}, shipped: {retriever.threshold})")
     say()
     off_rows = []
     for split_name, split_scores in (("dev", dev_scores), ("test", top_scores(test))):

@@ -10,8 +10,9 @@ dev and test stay unseen. It takes half a second on two cores and is saved
 next to the index under the same key, so an unchanged catalog loads it.
 
 The fit starts at the identity and takes few, small steps: a mild linear change
-of the model's space, not a new model. Only ranking uses it; whether a text is on
-topic at all is still decided in the model's own space (docs/bench/retrieval.md).
+of the model's space, not a new model. Ranking uses it, and since issue #29's
+refit so does the on-topic test: with both tracks' answers in dev, the adapted
+score tells answers from off-topic texts better (docs/bench/retrieval.md).
 """
 
 from __future__ import annotations

@@ -57,8 +57,10 @@ def test_the_relabelled_dev_texts_name_bites_of_the_track(catalog):
         assert catalog.bites[bite_id].track == "llm"
 
 
-def test_the_tracks_grading_test_set_is_frozen_and_labels_its_bites(catalog):
-    path = DATA / "grading_blind_llm_test.jsonl"
+@pytest.mark.parametrize("name", ["grading_blind_llm_test.jsonl", "grading_blind_llm_test_v2.jsonl"])
+def test_the_tracks_grading_test_sets_are_frozen_and_label_its_bites(catalog, name):
+    """The first set was read once (read 13) and retired; v2 was written after that read."""
+    path = DATA / name
     recorded = dict(line.split()[::-1] for line in (DATA / "grading_blind.sha256").read_text().splitlines() if line)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded[path.name], "a changed test set is a new one"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
@@ -68,3 +70,32 @@ def test_the_tracks_grading_test_set_is_frozen_and_labels_its_bites(catalog):
         assert len(row["key_points"]) == len(bite.key_points)
     kinds = Counter(row["kind"] for row in rows)
     assert len(rows) >= 150 and len(kinds) == 7 and len(set(kinds.values())) == 1
+
+
+# The held-out retrieval sets written after the first ones were read and joined dev
+# (tests/data/README-retrieval.md); a changed file is a new set.
+RETRIEVAL_HELD_OUT = {
+    "retrieval_llm_test_v2.jsonl": "366fbecdc63bab22942b5bc82c9d387e7f21edf1759a7017f9142d7392cf6503",
+    "retrieval_cross_track_v2.jsonl": "8b46ae08cc71e8185118909d743a220850bbe20d5b1b9fafb61e1a2d4704030c",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RETRIEVAL_HELD_OUT))
+def test_the_held_out_retrieval_sets_are_frozen_and_name_live_bites(catalog, name):
+    path = DATA / name
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == RETRIEVAL_HELD_OUT[name], "a changed test set is a new one"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    on = [r["bite_id"] for r in rows if r["bite_id"]]
+    assert len(on) >= 60 and set(on) <= set(catalog.bites)
+    tracks = Counter(catalog.bites[b].track for b in on)
+    if "cross" in name:  # both tracks, on the topics they share words with
+        assert min(tracks["llm"], tracks["inference"]) >= 25
+    else:  # every bite of the track, twice
+        assert set(tracks) == {"llm"} and set(Counter(on).values()) == {2}
+        assert set(on) == {b.id for b in catalog.tracks["llm"].bites}
+
+
+def test_the_spent_retrieval_sets_joined_dev():
+    dev = set((DATA / "retrieval_dev.jsonl").read_text().splitlines())
+    for name in ("retrieval_llm_test.jsonl", "retrieval_cross_track.jsonl"):
+        assert set((DATA / name).read_text().splitlines()) <= dev
