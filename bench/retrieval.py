@@ -332,9 +332,12 @@ def main(argv: list[str] | None = None) -> int:
             found = [retriever.search(r["text"], 1) for r in on]
             bite_hits = sum(f.on_topic and f.matches[0].id == r["bite_id"] for f, r in zip(found, on))
             track_hits = sum(f.on_topic and track_of[f.matches[0].id] == track_of[r["bite_id"]] for f, r in zip(found, on))
+            off = [r for r in split if not r["bite_id"]]
+            refused = sum(not retriever.search(r["text"], 1).on_topic for r in off)
             track_rows.append([split_name, len(on), pct(bite_hits / max(1, len(on))),
-                               pct(track_hits / max(1, len(on))), dropped])
-        for line in table(["set", "on-topic n", "top-1 on its bite", "top-1 in its track", "dropped"], track_rows):
+                               pct(track_hits / max(1, len(on))), f"{refused} of {len(off)}", dropped])
+        for line in table(["set", "on-topic n", "top-1 on its bite", "top-1 in its track", "off-topic refused",
+                           "dropped"], track_rows):
             say(line)
         say()
 
