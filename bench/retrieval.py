@@ -54,7 +54,8 @@ def quality(rankings: list[list[str]], labels: list[str]) -> dict:
 
 
 # Issue #29's held-out sets. Their first versions were read once (2026-12-03) and then joined dev,
-# as tests/data/README-retrieval.md records; these were written after that read.
+# as tests/data/README-retrieval.md records; these were written after that read. (v2 was read
+# once too; v3, written after it, waits unread: the next refit moves v2 into dev and reads v3.)
 HELD_OUT_PER_TRACK = ("llm_test_v2", "cross_track_v2")
 
 # A real answer refused as off-topic loses the member's attempt (they must pick a bite); an
