@@ -46,13 +46,17 @@ def data_files(data_dir: Path = DATA_DIR) -> list[Path]:
 
 
 def load_rows(data_dir: Path = DATA_DIR) -> list[dict]:
+    return [row for path in data_files(data_dir) for row in load_file(path)]
+
+
+def load_file(path: Path) -> list[dict]:
+    """One data file's rows, each with `_where` (file and line) for the checks' messages."""
     rows = []
-    for path in data_files(data_dir):
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if line.strip():
-                row = json.loads(line)
-                row["_where"] = f"{path.name}:{number}"
-                rows.append(row)
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            row = json.loads(line)
+            row["_where"] = f"{path.name}:{number}"
+            rows.append(row)
     return rows
 
 

@@ -1,24 +1,17 @@
 """The staged training data under content/judge/experiments/: well-formed against the catalog,
 and not read by `coach grader train` until a session moves it (content/judge/README.md)."""
 
-import json
 from collections import Counter
-from pathlib import Path
 
-from coach.grading.point_training import DATA_DIR, check_rows, data_files, load_rows
+from coach.grading.point_training import DATA_DIR, check_rows, data_files, load_file, load_rows
 from content import default_catalog
 
 LONG = DATA_DIR / "experiments" / "long-answers.jsonl"
 
 
-def _rows(path: Path) -> list[dict]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [dict(json.loads(line), _where=f"{path.name}:{n}") for n, line in enumerate(lines, 1) if line.strip()]
-
-
 def test_long_answers_are_labelled_against_every_key_point_of_a_live_bite():
     catalog = default_catalog()
-    rows = _rows(LONG)
+    rows = load_file(LONG)
     assert check_rows(rows, catalog) == []
     assert {r["bite_id"] for r in rows} == set(catalog.bites)
     assert all(len(r["text"].split()) >= 100 for r in rows)
@@ -30,7 +23,7 @@ def test_long_answers_are_labelled_against_every_key_point_of_a_live_bite():
 
 
 def test_its_writers_are_new_and_the_trainer_does_not_read_it_yet():
-    staged = {r["writer"] for r in _rows(LONG)}
+    staged = {r["writer"] for r in load_file(LONG)}
     trained = {r["writer"] for r in load_rows()}
     assert staged and staged.isdisjoint(trained)
     assert LONG not in data_files()
