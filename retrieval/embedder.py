@@ -79,22 +79,31 @@ class Embedder:
     def token_vectors(self, texts: list[str]) -> list[tuple[list[str], np.ndarray]]:
         """Per text, its word pieces and their contextual vectors (L2-normalised rows), without
         the [CLS]/[SEP] markers: what token-level matching (BERTScore-style) compares."""
+        return self.encode_with_tokens(texts)[1]
+
+    def encode_with_tokens(self, texts: list[str]) -> tuple[np.ndarray, list[tuple[list[str], np.ndarray]]]:
+        """`encode(texts)` and `token_vectors(texts)` from one forward pass: a grading reads an
+        answer's sentences both ways, and the pass is most of a grading's CPU."""
         if not texts:
-            return []
+            return np.zeros((0, self.dim), dtype=np.float32), []
         with self._lock:
             outputs = self._model.encode(
-                list(texts), batch_size=self.batch_size, output_value="token_embeddings",
+                list(texts), batch_size=self.batch_size, output_value=None,
                 convert_to_numpy=False, show_progress_bar=False,
             )
-            ids = self._tokenizer(list(texts), truncation=True, max_length=self._model.max_seq_length)["input_ids"]
         special = set(self._tokenizer.all_special_ids)
-        result = []
-        for row_ids, vectors in zip(ids, outputs):
-            keep = [i for i, token in enumerate(row_ids) if token not in special]
-            v = vectors.detach().cpu().numpy()[keep].astype(np.float32)
+        pooled, tokens = [], []
+        for row in outputs:
+            length = int(row["attention_mask"].sum())
+            ids = row["input_ids"][:length].tolist()
+            keep = [i for i, token in enumerate(ids) if token not in special]
+            v = row["token_embeddings"][:length].detach().cpu().numpy()[keep].astype(np.float32)
             v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
-            result.append((self._tokenizer.convert_ids_to_tokens([row_ids[i] for i in keep]), v))
-        return result
+            tokens.append((self._tokenizer.convert_ids_to_tokens([ids[i] for i in keep]), v))
+            pooled.append(row["sentence_embedding"].detach().cpu().numpy().astype(np.float32))
+        vectors = np.vstack(pooled)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return np.ascontiguousarray(vectors), tokens
 
     def word_pieces(self, text: str) -> list[str]:
         with self._lock:

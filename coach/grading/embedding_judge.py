@@ -129,7 +129,7 @@ class EmbeddingJudge:
         sentences = [s for s in self._split(answer) if re.search(r"\w", s)] or [answer]
         pieces = answer_pieces(sentences)
         units = answer_units(pieces)
-        unit_vectors = self._embedder.encode(units)
+        unit_vectors, unit_tokens = self._embedder.encode_with_tokens(units)
         vectors = self._bite_vectors(bite)
         sentence_vectors = unit_vectors[:len(pieces)]
         answer_tokens = self._tokens.encode_answer(answer)
@@ -138,18 +138,18 @@ class EmbeddingJudge:
             points=vectors.key_points @ unit_vectors.T,
             point_recall=np.array([self._tokens.recall(ref, answer_tokens) for ref in vectors.point_tokens]),
             purpose_recall=self._tokens.recall(vectors.purpose_tokens, answer_tokens),
-            red_flag_contrast=self._red_flag_contrast(vectors, units),
+            red_flag_contrast=self._red_flag_contrast(vectors, unit_tokens),
             injection=self._injection_vectors @ sentence_vectors.T,
         )
 
-    def _red_flag_contrast(self, vectors: _BiteVectors, units: list[str]) -> float:
+    def _red_flag_contrast(self, vectors: _BiteVectors, unit_tokens: list) -> float:
         """The largest contrast in any one unit (sentence or adjacent pair): a mistake said in
         one sentence of a long, otherwise right answer is still the mistake, whereas a
         whole-answer contrast lets the right sentences outvote it."""
         contrasts = [
             max(self._tokens.recall(ref, tokens) for ref in vectors.flag_tokens)
             - max(self._tokens.recall(ref, tokens) for ref in vectors.correct_tokens)
-            for _, tokens in self._embedder.token_vectors(units) if len(tokens)
+            for _, tokens in unit_tokens if len(tokens)
         ]
         return max(contrasts, default=-1.0)  # no unit: no evidence of the mistake
 
