@@ -35,9 +35,10 @@ from retrieval.index import IndexSettings, VectorIndex
 from retrieval.lexical import BM25Ranker
 from retrieval.text import normalize, spoken_to_written
 
-# Calibrated on tests/data/retrieval_dev.jsonl (docs/bench/retrieval.md).
-DEFAULT_THRESHOLD = 0.479
-DEFAULT_LEXICAL_WEIGHT = 0.35
+# Calibrated on tests/data/retrieval_dev.jsonl (docs/bench/retrieval.md). BM25 0.35 -> 0.5 at the
+# third refit: with the second held-out sets in dev, 0.5-0.75 is the plateau (96.5% top-1 vs 96.1%).
+DEFAULT_THRESHOLD = 0.482
+DEFAULT_LEXICAL_WEIGHT = 0.5
 DEFAULT_MAX_WEIGHT = 0.75  # an item's score: this share of its best row, the rest its mean row
 INDEX_FORMAT = 1  # bump when the way vectors are made changes
 _MIN_CANDIDATE_ROWS = 64

@@ -77,7 +77,7 @@ def test_the_tracks_grading_test_sets_are_frozen_and_label_its_bites(catalog, na
 RETRIEVAL_HELD_OUT = {
     "retrieval_llm_test_v2.jsonl": "366fbecdc63bab22942b5bc82c9d387e7f21edf1759a7017f9142d7392cf6503",
     "retrieval_cross_track_v2.jsonl": "8b46ae08cc71e8185118909d743a220850bbe20d5b1b9fafb61e1a2d4704030c",
-    # Written after v2 was read, for the next refit's read; unread.
+    # Written after v2 was read; read once after the third refit.
     "retrieval_llm_test_v3.jsonl": "58263a8f33899cd944082d3508baaef69f10c93fe60b4f381f0c98044aa90332",
     "retrieval_cross_track_v3.jsonl": "074d3014ae4d3ade2d5648a1487b47cb5435dc10d41aea7cffd324fb6b4b71c2",
 }
@@ -100,5 +100,6 @@ def test_the_held_out_retrieval_sets_are_frozen_and_name_live_bites(catalog, nam
 
 def test_the_spent_retrieval_sets_joined_dev():
     dev = set((DATA / "retrieval_dev.jsonl").read_text().splitlines())
-    for name in ("retrieval_llm_test.jsonl", "retrieval_cross_track.jsonl"):
+    for name in ("retrieval_llm_test.jsonl", "retrieval_cross_track.jsonl",
+                 "retrieval_llm_test_v2.jsonl", "retrieval_cross_track_v2.jsonl"):
         assert set((DATA / name).read_text().splitlines()) <= dev
