@@ -74,7 +74,9 @@ class Services:
                 self.store, self.settings.interview_rate_limit, timedelta(seconds=self.settings.interview_rate_window_s),
                 self.clock, kind="interview_slot")
         if self.grading_queue is None:
-            self.grading_queue = GradingQueue(self.settings.grading_running, self.settings.grading_waiting)
+            running = self.settings.grading_running
+            reserve = min(self.settings.grading_urgent_reserve, running - 1)  # /explain keeps one slot
+            self.grading_queue = GradingQueue(running, self.settings.grading_waiting, reserve)
         if self.drafts is None:
             self.drafts = AnswerDrafts(self.store, self.clock)
 

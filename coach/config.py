@@ -86,6 +86,9 @@ class Settings(BaseSettings):
     # ("busy, try again") rather than every reply slowed (coach/grading/admission.py).
     grading_running: int = Field(2, ge=1, description="Gradings one process runs at once.")
     grading_waiting: int = Field(2, ge=0, description="Gradings one process keeps waiting; more are refused at once.")
+    grading_urgent_reserve: int = Field(
+        1, ge=0, description="Of the running gradings, slots only an interview turn may take (at most GRADING_RUNNING - 1)."
+    )
     interview_rate_limit: int = Field(3, ge=1, description="Interviews a member may start per window.")
     interview_rate_window_s: int = Field(3600, ge=1, description="The interview limit's window in seconds.")
 

@@ -7,7 +7,12 @@ reply instead of every member a slow one, and the quiz replies sharing the proce
 An interview turn is asked for with `urgent=True`: a member is mid-conversation, and a new
 `/explain` can be tried again later without losing anything. A turn takes the next free slot
 before any waiting `/explain`, and is refused only when as many turns as `running + waiting`
-are already in (interviews have their own rate limit, so that is a true burst)."""
+are already in (interviews have their own rate limit, so that is a true burst).
+
+`urgent_reserve` slots of the `running` are kept for turns: an `/explain` starts only while more
+than that many are free. With one grader worker process a second `/explain` in flight only waits
+inside the worker, so the reserve costs `/explain` little, and a turn then waits behind at most
+the gradings already running instead of those plus one queued in the worker (bench/bot_load.py)."""
 
 from __future__ import annotations
 
@@ -18,10 +23,12 @@ from typing import AsyncIterator
 
 
 class GradingQueue:
-    def __init__(self, running: int, waiting: int):
+    def __init__(self, running: int, waiting: int, urgent_reserve: int = 0):
         if running < 1 or waiting < 0:
             raise ValueError("at least one grading at a time, and no negative queue")
-        self.running, self.waiting = running, waiting
+        if not 0 <= urgent_reserve < running:
+            raise ValueError("the slots kept for interview turns must leave /explain at least one")
+        self.running, self.waiting, self.urgent_reserve = running, waiting, urgent_reserve
         self._free = running
         self._queued: dict[bool, deque[asyncio.Future]] = {True: deque(), False: deque()}
         self._inside = {True: 0, False: 0}  # running plus waiting now, urgent and not
@@ -49,7 +56,8 @@ class GradingQueue:
             self._inside[urgent] -= 1
 
     async def _acquire(self, urgent: bool) -> None:
-        if self._free > 0 and not self._queued[True] and (urgent or not self._queued[False]):
+        if self._free > (0 if urgent else self.urgent_reserve) and not self._queued[True] \
+                and (urgent or not self._queued[False]):
             self._free -= 1
             return
         waiter = asyncio.get_running_loop().create_future()
@@ -64,7 +72,11 @@ class GradingQueue:
             raise
 
     def _release(self) -> None:
+        """Hands the freed slot to the first waiting turn, else to the first waiting `/explain`
+        if it leaves the reserve free, else keeps it."""
         for urgent in (True, False):
+            if not urgent and self._free < self.urgent_reserve:
+                break
             while self._queued[urgent]:
                 waiter = self._queued[urgent].popleft()
                 if not waiter.done():

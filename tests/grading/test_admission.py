@@ -87,3 +87,38 @@ async def test_a_cancelled_waiter_gives_its_place_back():
     await first
     async with queue.slot() as admitted:
         assert admitted and queue.busy == 1
+
+
+async def test_a_reserved_slot_lets_a_turn_start_at_once_while_explanations_wait():
+    queue = GradingQueue(running=2, waiting=2, urgent_reserve=1)
+    release = {name: asyncio.Event() for name in ("a", "b", "turn")}
+    started = []
+
+    async def grading(name, urgent=False):
+        async with queue.slot(urgent=urgent) as admitted:
+            assert admitted
+            started.append(name)
+            await release[name].wait()
+
+    a = asyncio.create_task(grading("a"))
+    b = asyncio.create_task(grading("b"))
+    await asyncio.sleep(0.01)
+    assert started == ["a"], "the second /explain waits: one slot is kept for turns"
+    turn = asyncio.create_task(grading("turn", urgent=True))
+    await asyncio.sleep(0.01)
+    assert started == ["a", "turn"], "the turn takes the kept slot at once"
+    release["turn"].set()
+    await turn
+    await asyncio.sleep(0.01)
+    assert started == ["a", "turn"], "the freed slot is the reserve again, not the waiting /explain's"
+    release["a"].set()
+    await asyncio.sleep(0.01)
+    assert started == ["a", "turn", "b"], "a finished /explain hands its slot to the next"
+    release["b"].set()
+    await asyncio.gather(a, b)
+    assert queue.busy == 0
+
+
+def test_the_reserve_leaves_explanations_a_slot():
+    with pytest.raises(ValueError):
+        GradingQueue(running=2, waiting=1, urgent_reserve=2)
