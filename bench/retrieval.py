@@ -55,7 +55,8 @@ def quality(rankings: list[list[str]], labels: list[str]) -> dict:
 
 # Issue #29's held-out sets. Their first versions were read once (2026-12-03) and then joined dev,
 # as tests/data/README-retrieval.md records. v2, written after that read, was read once and joined
-# dev in turn; v3 was written after the v2 read.
+# dev in turn; v3, written after the v2 read, was read once after the third refit. v4 waits
+# unread: the next refit moves v3 into dev and points this at v4.
 HELD_OUT_PER_TRACK = ("llm_test_v3", "cross_track_v3")
 
 # A real answer refused as off-topic loses the member's attempt (they must pick a bite); an
