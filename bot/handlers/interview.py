@@ -13,7 +13,7 @@ from bot.pictures import ScorecardPicture
 from bot.render import interview as render
 from bot.render import texts
 from bot.render.replies import Reply, notice
-from coach.grading.pipeline import graded_as_turn
+from coach.grading.pipeline import graded_in_process
 from coach.interview.flow import DEFAULT_QUESTIONS, InterviewFlow
 
 log = logging.getLogger("coach.bot")
@@ -88,7 +88,7 @@ class InterviewHandlers(Capability):
                 if step.outcome == "finished":
                     return await self._show(flow, step, actor)
                 return render.asking(step, flow.question_text(step.state), note=texts.GRADING_BUSY + "\n\n")
-            with graded_as_turn():  # not behind the /explain grading in the grader worker
+            with graded_in_process():  # not behind the /explain grading in the worker
                 step = await flow.answer(actor.user_id, interview_id, turn, text)
             return await self._show(flow, step, actor)
 

@@ -10,8 +10,8 @@ before any waiting `/explain`, and is refused only when as many turns as `runnin
 are already in (interviews have their own rate limit, so that is a true burst).
 
 `urgent_reserve` slots of the `running` are kept for turns: an `/explain` starts only while more
-than that many are free. A turn then starts at once, and is graded in the turns' own worker
-rather than behind the `/explain` in the grader worker (coach.grading.pipeline.graded_as_turn).
+than that many are free. A turn then starts at once, and is graded on this process's thread
+rather than behind the `/explain` in the grader worker (coach.grading.pipeline.graded_in_process).
 With one grader worker a second `/explain` in flight would only wait inside the worker, so the
 reserve costs `/explain` little (bench/bot_load.py)."""
 

@@ -40,21 +40,21 @@ log = logging.getLogger(__name__)
 EMPTY_MESSAGE = "That answer is empty. Say it the way you would out loud to an interviewer, then send it again."
 SUGGESTIONS_SHOWN = 3  # off-topic: which bites did you mean; on topic: the runners-up
 
-# Set for an interview turn: the embedding judge and the follow-up reader then run in the turns'
-# own worker process (`turn_pool`, at the bot's CPU priority) instead of the grader worker, where
-# a turn would wait behind the `/explain` grading in progress and, at nice 10, yield the cores to
-# everything else (bench/bot_load.py). The trained and combined judges keep their workers.
-_TURN = contextvars.ContextVar("graded_as_turn", default=False)
+# Set for an interview turn: the embedding judge and the follow-up reader then run on a thread of
+# this process instead of the grader worker, where a turn would wait behind the `/explain`
+# grading in progress. The worker runs at a lower CPU priority than the bot, so the turn also
+# goes first on the cores (bench/bot_load.py). The trained and combined judges keep their workers.
+_IN_PROCESS = contextvars.ContextVar("grade_in_process", default=False)
 
 
 @contextlib.contextmanager
-def graded_as_turn():
-    """Gradings awaited inside this block take the interview turns' worker, when there is one."""
-    token = _TURN.set(True)
+def graded_in_process():
+    """Gradings awaited inside this block skip the grader worker processes."""
+    token = _IN_PROCESS.set(True)
     try:
         yield
     finally:
-        _TURN.reset(token)
+        _IN_PROCESS.reset(token)
 
 
 @dataclass(frozen=True)
@@ -81,16 +81,13 @@ class Grader:
         cpu_judge: str = "trained",
         embedding_pool=None,
         followup_reader=None,
-        turn_pool=None,
     ):
         """`llm_status`: the served model's `Qualification`; its grades reach members only once it
         says qualified (default: qualifying, so an unchecked model never grades anyone).
         `cpu_judge`: how the trained model is used when `point_judge` is given: "trained" (its
         verdicts) or "combined" (coach.grading.combined_judge); without it the embedding judge,
         in `embedding_pool`'s worker processes when given (coach.grading.point_pool), else on a thread.
-        `followup_reader`: reads interview follow-ups on the CPU (`read_point`), else the CPU judge does.
-        `turn_pool`: the embedding judge and follow-up reader in a worker of their own, for gradings
-        inside `graded_as_turn`."""
+        `followup_reader`: reads interview follow-ups on the CPU (`read_point`), else the CPU judge does."""
         from coach.grading.qualification import Qualification
 
         self.catalog = catalog
@@ -101,7 +98,7 @@ class Grader:
         self.cpu_judge = cpu_judge
         self.embedding_pool = embedding_pool
         self.followup_reader = followup_reader
-        self.turn_pool = turn_pool
+        self._inline_followup_reader = None  # built at the first turn graded in this process
         self.fit = fit
         self.max_chars = max_chars
         self.llm_status = llm_status or Qualification("qualifying" if llm_judge is not None else "off")
@@ -118,21 +115,19 @@ class Grader:
         llm_judge = LLMJudge(llm, max_tokens=settings.llm_max_tokens) if llm is not None and settings.llm_enabled else None
         uses_model = settings.cpu_judge != "embedding"
         followup = fit.followup_thresholds if POINT_MODEL.exists() else None
-        pool = point_judge = turn_pool = None
+        pool = point_judge = None
         if uses_model:
             point_judge = load_point_judge(fit, topics.embedder, split_sentences, settings.grader_workers, followup)
         elif settings.grader_workers:
             from coach.grading.point_pool import PooledEmbeddingJudge
 
             pool = PooledEmbeddingJudge(fit.thresholds, idf_corpus(catalog), settings.grader_workers, followup)
-            turn_pool = PooledEmbeddingJudge(fit.thresholds, idf_corpus(catalog), 1, followup, nice=0)
         # The follow-up reader runs beside the CPU judge, in its worker processes when it has them.
         reader = next((j for j in (point_judge, pool) if hasattr(j, "read_point")), None) if followup else None
         if followup and reader is None:
             reader = inline_followup_reader(followup, split_sentences)
         return cls(catalog, topics, embedding_judge, llm_judge, fit=fit, max_chars=settings.answer_max_chars,
-                   point_judge=point_judge, cpu_judge=settings.cpu_judge, embedding_pool=pool, followup_reader=reader,
-                   turn_pool=turn_pool)
+                   point_judge=point_judge, cpu_judge=settings.cpu_judge, embedding_pool=pool, followup_reader=reader)
 
     # --- public ----------------------------------------------------------------------
 
@@ -265,8 +260,7 @@ class Grader:
     async def _read_follow_up(self, bite: Bite, point: int, text: str, net) -> tuple[Verdicts, str]:
         """A follow-up answer read by the key-point model against its one point
         (coach.grading.followup_reader); the injection net as on the trained judge's path."""
-        reader = self.turn_pool if _TURN.get() and self.turn_pool is not None else self.followup_reader
-        verdict = await reader.read_point(bite, point, text)
+        verdict = await self._followup_reader_here().read_point(bite, point, text)
         near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
         return Verdicts(key_points=[verdict], red_flag=False, injection=injection.without_model(net, near)), "followup"
 
@@ -284,11 +278,22 @@ class Grader:
             verdicts = await self.point_judge.verdicts(bite, text)
             near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
             return verdicts.model_copy(update={"injection": injection.without_model(net, near)}), "trained"
-        pool = self.turn_pool if _TURN.get() and self.turn_pool is not None else self.embedding_pool
-        if pool is not None:
-            return await pool.judge(bite, text, net), "embedding"
+        if self.embedding_pool is not None and not _IN_PROCESS.get():
+            return await self.embedding_pool.judge(bite, text, net), "embedding"
         return await asyncio.to_thread(self.embedding_judge.judge, bite, text, net), "embedding"
 
+    def _followup_reader_here(self):
+        """The follow-up reader, on a thread of this process inside `graded_in_process` (its
+        model loaded here at the first such turn)."""
+        from coach.grading.point_pool import InlineFollowUpReader
+
+        if not _IN_PROCESS.get() or isinstance(self.followup_reader, InlineFollowUpReader):
+            return self.followup_reader
+        if self._inline_followup_reader is None:
+            from retrieval.text import split_sentences
+
+            self._inline_followup_reader = inline_followup_reader(self.fit.followup_thresholds, split_sentences)
+        return self._inline_followup_reader
 
     async def _explains(self, bite: Bite, text: str) -> tuple[Suggestion, ...]:
         """The bites an answer judged to explain another concept seems to be about (best first)."""
@@ -326,9 +331,8 @@ class Grader:
         """Stop the CPU judges' worker processes, if any."""
         if self.point_judge is not None:
             self.point_judge.close()
-        for pool in (self.embedding_pool, self.turn_pool):
-            if pool is not None:
-                pool.close()
+        if self.embedding_pool is not None:
+            self.embedding_pool.close()
 
     def _version(self, grader: str) -> str:
         if grader == "llm":

@@ -25,12 +25,12 @@ _READER = None  # the worker's follow-up reader (coach.grading.followup_reader),
 NICE = 10  # below the bot: quiz replies first
 
 
-def _worker_start(parent: int, nice: int = NICE) -> None:
+def _worker_start(parent: int) -> None:
     from serving.worker_life import end_with_parent
 
     end_with_parent(parent)
     try:
-        os.nice(nice)
+        os.nice(NICE)
     except OSError:  # not permitted here: run at the bot's priority
         pass
 
@@ -48,9 +48,9 @@ def _load(thresholds, followup, parent: int) -> None:
         _READER = FollowUpReader(_JUDGE.model, split_sentences, followup)
 
 
-def _load_embedding(thresholds, corpus: list[str], followup, nice: int, parent: int) -> None:
+def _load_embedding(thresholds, corpus: list[str], followup, parent: int) -> None:
     global _JUDGE, _READER
-    _worker_start(parent, nice)
+    _worker_start(parent)
     from coach.grading.embedding_judge import EmbeddingJudge
     from retrieval import Embedder, split_sentences
 
@@ -157,11 +157,10 @@ class PooledPointJudge(_Pool):
 
 class PooledEmbeddingJudge(_Pool):
     """The embedding judge in worker processes: `judge` as `EmbeddingJudge.judge`; with
-    `followup`, the follow-up reader beside it (`read_point` as `FollowUpReader.read`). `nice`: 0
-    for the interview turns' worker, which should not yield to the bot's other work."""
+    `followup`, the follow-up reader beside it (`read_point` as `FollowUpReader.read`)."""
 
-    def __init__(self, thresholds, corpus: list[str], workers: int = 1, followup=None, nice: int = NICE):
-        super().__init__(_load_embedding, (thresholds, list(corpus), followup, nice), workers)
+    def __init__(self, thresholds, corpus: list[str], workers: int = 1, followup=None):
+        super().__init__(_load_embedding, (thresholds, list(corpus), followup), workers)
 
     async def judge(self, bite: Bite, text: str, net) -> Verdicts:
         return await self._run(_judge_with_net, bite, text, net)

@@ -8,7 +8,7 @@ import pytest
 
 from coach.grading import injection
 from coach.grading.embedding_judge import idf_corpus
-from coach.grading.pipeline import graded_as_turn
+from coach.grading.pipeline import graded_in_process
 from coach.grading.point_pool import PooledEmbeddingJudge
 
 ANSWERS = [
@@ -34,25 +34,19 @@ async def test_pooled_embedding_judge_matches_the_in_process_one(shipped_catalog
         pool.close()
 
 
-async def test_a_turn_takes_the_turns_worker_not_the_busy_one(shipped_catalog, shipped_grader):
-    """An interview turn is not queued behind the grader worker's /explain gradings: inside
-    `graded_as_turn` the grader uses its turns' worker, with the same verdicts."""
-    thresholds, corpus = shipped_grader.embedding_judge.thresholds, idf_corpus(shipped_catalog)
-    followup = shipped_grader.followup_reader.reader.thresholds
-    closed = PooledEmbeddingJudge(thresholds, corpus, workers=1, followup=followup)
-    closed.close()  # a worker that can take nothing: any grading sent to it fails
-    turns = PooledEmbeddingJudge(thresholds, corpus, workers=1, followup=followup, nice=0)
+async def test_a_turn_graded_in_process_skips_the_worker(shipped_catalog, shipped_grader):
+    """An interview turn is not queued behind the worker's /explain gradings: inside
+    `graded_in_process` the grader judges on this process's thread, with the same verdicts."""
+    reader = shipped_grader.followup_reader.reader
+    pool = PooledEmbeddingJudge(shipped_grader.embedding_judge.thresholds, idf_corpus(shipped_catalog), workers=1,
+                                followup=reader.thresholds)
+    pool.close()  # a worker that can take nothing: any grading sent to it fails
     grader = copy.copy(shipped_grader)
-    grader.embedding_pool = grader.followup_reader = closed
-    grader.turn_pool = turns
-    try:
-        with pytest.raises(RuntimeError):
-            await grader.grade(ANSWERS[0], "kv-cache")
-        with graded_as_turn():
-            grade = await grader.grade(ANSWERS[0], "kv-cache")
-            point = await grader.grade_point(ANSWERS[0], "kv-cache", 0)
-        assert grade == await shipped_grader.grade(ANSWERS[0], "kv-cache")
-        assert point == await shipped_grader.grade_point(ANSWERS[0], "kv-cache", 0)
-        assert os.getpriority(os.PRIO_PROCESS, next(iter(turns._pool._processes))) == os.getpriority(os.PRIO_PROCESS, 0)
-    finally:
-        turns.close()
+    grader.embedding_pool = grader.followup_reader = pool
+    with pytest.raises(RuntimeError):
+        await grader.grade(ANSWERS[0], "kv-cache")
+    with graded_in_process():
+        grade = await grader.grade(ANSWERS[0], "kv-cache")
+        point = await grader.grade_point(ANSWERS[0], "kv-cache", 0)
+    assert grade == await shipped_grader.grade(ANSWERS[0], "kv-cache")
+    assert point == await shipped_grader.grade_point(ANSWERS[0], "kv-cache", 0)
