@@ -437,7 +437,7 @@ def report(rows: list[dict], command: str, where: str) -> str:
         "ack = push of INTERACTION_CREATE → the bot's first response (Discord's 3-second rule); reply = → the reply "
         "the user sees (a direct response, or the edit / follow-up after a defer). `deferred`: acknowledged with a "
         "defer and answered later. Bot CPU = utime + stime of the `coach run` process over the measured window, "
-        "divided by the interactions it acknowledged (picture workers excluded: their CPU is "
+        "divided by the interactions it acknowledged (worker processes excluded: the grader, picture and speech workers' CPU is "
         + ", ".join(f"{r['workers_cpu_s']:.1f} s" for r in rows) + " in the runs above).",
         "",
         *profiles_section(rows),
