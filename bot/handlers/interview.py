@@ -13,7 +13,6 @@ from bot.pictures import ScorecardPicture
 from bot.render import interview as render
 from bot.render import texts
 from bot.render.replies import Reply, notice
-from coach.grading.pipeline import graded_in_process
 from coach.interview.flow import DEFAULT_QUESTIONS, InterviewFlow
 
 log = logging.getLogger("coach.bot")
@@ -88,9 +87,7 @@ class InterviewHandlers(Capability):
                 if step.outcome == "finished":
                     return await self._show(flow, step, actor)
                 return render.asking(step, flow.question_text(step.state), note=texts.GRADING_BUSY + "\n\n")
-            with graded_in_process():  # not behind the /explain grading in the worker
-                step = await flow.answer(actor.user_id, interview_id, turn, text)
-            return await self._show(flow, step, actor)
+            return await self._show(flow, await flow.answer(actor.user_id, interview_id, turn, text), actor)
 
     async def pass_turn(self, actor: Actor, interview_id: int, turn: int) -> Reply:
         flow = InterviewFlow(self.coach, None)  # passing grades nothing

@@ -10,10 +10,11 @@ before any waiting `/explain`, and is refused only when as many turns as `runnin
 are already in (interviews have their own rate limit, so that is a true burst).
 
 `urgent_reserve` slots of the `running` are kept for turns: an `/explain` starts only while more
-than that many are free. A turn then starts at once, and is graded on this process's thread
-rather than behind the `/explain` in the grader worker (coach.grading.pipeline.graded_in_process).
-With one grader worker a second `/explain` in flight would only wait inside the worker, so the
-reserve costs `/explain` little (bench/bot_load.py)."""
+than that many are free. With one grader worker a second `/explain` in flight only waits inside
+the worker, so the reserve costs `/explain` little, and a turn then waits behind at most the
+grading in progress instead of that one plus one more queued in the worker (bench/bot_load.py).
+Grading turns on the bot's own thread, or in a worker of their own, was measured and not kept
+(docs/scaling.md)."""
 
 from __future__ import annotations
 

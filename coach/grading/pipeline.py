@@ -14,8 +14,6 @@ is said there."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import contextvars
 import functools
 import logging
 import time
@@ -39,22 +37,6 @@ log = logging.getLogger(__name__)
 
 EMPTY_MESSAGE = "That answer is empty. Say it the way you would out loud to an interviewer, then send it again."
 SUGGESTIONS_SHOWN = 3  # off-topic: which bites did you mean; on topic: the runners-up
-
-# Set for an interview turn: the embedding judge and the follow-up reader then run on a thread of
-# this process instead of the grader worker, where a turn would wait behind the `/explain`
-# grading in progress. The worker runs at a lower CPU priority than the bot, so the turn also
-# goes first on the cores (bench/bot_load.py). The trained and combined judges keep their workers.
-_IN_PROCESS = contextvars.ContextVar("grade_in_process", default=False)
-
-
-@contextlib.contextmanager
-def graded_in_process():
-    """Gradings awaited inside this block skip the grader worker processes."""
-    token = _IN_PROCESS.set(True)
-    try:
-        yield
-    finally:
-        _IN_PROCESS.reset(token)
 
 
 @dataclass(frozen=True)
@@ -98,7 +80,6 @@ class Grader:
         self.cpu_judge = cpu_judge
         self.embedding_pool = embedding_pool
         self.followup_reader = followup_reader
-        self._inline_followup_reader = None  # built at the first turn graded in this process
         self.fit = fit
         self.max_chars = max_chars
         self.llm_status = llm_status or Qualification("qualifying" if llm_judge is not None else "off")
@@ -260,7 +241,7 @@ class Grader:
     async def _read_follow_up(self, bite: Bite, point: int, text: str, net) -> tuple[Verdicts, str]:
         """A follow-up answer read by the key-point model against its one point
         (coach.grading.followup_reader); the injection net as on the trained judge's path."""
-        verdict = await self._followup_reader_here().read_point(bite, point, text)
+        verdict = await self.followup_reader.read_point(bite, point, text)
         near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
         return Verdicts(key_points=[verdict], red_flag=False, injection=injection.without_model(net, near)), "followup"
 
@@ -278,22 +259,9 @@ class Grader:
             verdicts = await self.point_judge.verdicts(bite, text)
             near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
             return verdicts.model_copy(update={"injection": injection.without_model(net, near)}), "trained"
-        if self.embedding_pool is not None and not _IN_PROCESS.get():
+        if self.embedding_pool is not None:
             return await self.embedding_pool.judge(bite, text, net), "embedding"
         return await asyncio.to_thread(self.embedding_judge.judge, bite, text, net), "embedding"
-
-    def _followup_reader_here(self):
-        """The follow-up reader, on a thread of this process inside `graded_in_process` (its
-        model loaded here at the first such turn)."""
-        from coach.grading.point_pool import InlineFollowUpReader
-
-        if not _IN_PROCESS.get() or isinstance(self.followup_reader, InlineFollowUpReader):
-            return self.followup_reader
-        if self._inline_followup_reader is None:
-            from retrieval.text import split_sentences
-
-            self._inline_followup_reader = inline_followup_reader(self.fit.followup_thresholds, split_sentences)
-        return self._inline_followup_reader
 
     async def _explains(self, bite: Bite, text: str) -> tuple[Suggestion, ...]:
         """The bites an answer judged to explain another concept seems to be about (best first)."""

@@ -1,14 +1,10 @@
 """The embedding judge in a worker process gives the verdicts it gives in this process, and so does
 the follow-up reader beside it (its model loaded at the first follow-up)."""
 
-import copy
 import os
-
-import pytest
 
 from coach.grading import injection
 from coach.grading.embedding_judge import idf_corpus
-from coach.grading.pipeline import graded_in_process
 from coach.grading.point_pool import PooledEmbeddingJudge
 
 ANSWERS = [
@@ -32,21 +28,3 @@ async def test_pooled_embedding_judge_matches_the_in_process_one(shipped_catalog
         assert pids and os.getpid() not in pids, "it ran in a worker process"
     finally:
         pool.close()
-
-
-async def test_a_turn_graded_in_process_skips_the_worker(shipped_catalog, shipped_grader):
-    """An interview turn is not queued behind the worker's /explain gradings: inside
-    `graded_in_process` the grader judges on this process's thread, with the same verdicts."""
-    reader = shipped_grader.followup_reader.reader
-    pool = PooledEmbeddingJudge(shipped_grader.embedding_judge.thresholds, idf_corpus(shipped_catalog), workers=1,
-                                followup=reader.thresholds)
-    pool.close()  # a worker that can take nothing: any grading sent to it fails
-    grader = copy.copy(shipped_grader)
-    grader.embedding_pool = grader.followup_reader = pool
-    with pytest.raises(RuntimeError):
-        await grader.grade(ANSWERS[0], "kv-cache")
-    with graded_in_process():
-        grade = await grader.grade(ANSWERS[0], "kv-cache")
-        point = await grader.grade_point(ANSWERS[0], "kv-cache", 0)
-    assert grade == await shipped_grader.grade(ANSWERS[0], "kv-cache")
-    assert point == await shipped_grader.grade_point(ANSWERS[0], "kv-cache", 0)
