@@ -118,16 +118,14 @@ def fit_command(args) -> int:
 
 
 def train_command(args) -> int:
-    """`coach grader train`: the key-point model from the committed data, seeded; with
-    `--followups`, the follow-up model from the key-point model and the follow-up answers."""
+    """`coach grader train`: the key-point model from the committed data, seeded."""
     from coach.grading import point_training
     from content import default_catalog
 
     options = {k: v for k, v in (("seed", args.seed), ("epochs", args.epochs)) if v is not None}
     if args.out:
         options["out"] = Path(args.out)
-    build = point_training.train_followups if args.followups else point_training.train
-    done = build(default_catalog(), **options, log=lambda line: print(line, file=sys.stderr))
+    done = point_training.train(default_catalog(), **options, log=lambda line: print(line, file=sys.stderr))
     print(json.dumps(done) if args.json else f"wrote {done['path']} ({done['bytes'] / 1e6:.1f} MB) from "
           f"{done['pairs']} pairs in {done['train_seconds']} s (seed {done['seed']}, {done['epochs']} epochs)")
     return 0

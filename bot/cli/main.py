@@ -90,8 +90,6 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", default=None, help="where to write (default: the packaged artifact)")
     train.add_argument("--seed", type=int, default=None)
     train.add_argument("--epochs", type=int, default=None)
-    train.add_argument("--followups", action="store_true",
-                       help="the follow-up model (an experiment, content/judge/experiments/): not what ships")
     train.add_argument("--json", action="store_true")
 
     llm = sub.add_parser("llm", help="the local LLM server").add_subparsers(dest="sub", required=True)
