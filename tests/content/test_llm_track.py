@@ -80,7 +80,7 @@ RETRIEVAL_HELD_OUT = {
     # Written after v2 was read; read once after the third refit.
     "retrieval_llm_test_v3.jsonl": "58263a8f33899cd944082d3508baaef69f10c93fe60b4f381f0c98044aa90332",
     "retrieval_cross_track_v3.jsonl": "074d3014ae4d3ade2d5648a1487b47cb5435dc10d41aea7cffd324fb6b4b71c2",
-    # Written after v3 was read, for the next refit's read; unread.
+    # Written after v3 was read; read once after the fourth refit (2026-12-04), spent.
     "retrieval_llm_test_v4.jsonl": "600d207fb9eba7e0a0fe7c837b1f6cc88e69b226aca58b622d18016522dba4ba",
     "retrieval_cross_track_v4.jsonl": "6cfbbb4a8554b1c5c531150cebcdd726f1a7f11f5e5fc7cda0b6d95c84c5b465",
 }
@@ -104,5 +104,6 @@ def test_the_held_out_retrieval_sets_are_frozen_and_name_live_bites(catalog, nam
 def test_the_spent_retrieval_sets_joined_dev():
     dev = set((DATA / "retrieval_dev.jsonl").read_text().splitlines())
     for name in ("retrieval_llm_test.jsonl", "retrieval_cross_track.jsonl",
-                 "retrieval_llm_test_v2.jsonl", "retrieval_cross_track_v2.jsonl"):
+                 "retrieval_llm_test_v2.jsonl", "retrieval_cross_track_v2.jsonl",
+                 "retrieval_llm_test_v3.jsonl", "retrieval_cross_track_v3.jsonl"):
         assert set((DATA / name).read_text().splitlines()) <= dev
