@@ -27,3 +27,28 @@ def test_its_writers_are_new_and_the_trainer_does_not_read_it_yet():
     trained = {r["writer"] for r in load_rows()}
     assert staged and staged.isdisjoint(trained)
     assert LONG not in data_files()
+
+
+SENTENCES = DATA_DIR / "experiments" / "long-answer-sentences.jsonl"
+
+
+def test_every_sentence_of_the_long_answers_is_labelled_once():
+    """The long answers labelled sentence by sentence (how the key-point model reads them):
+    each row is its answer's n-th sentence as the grader splits it, against every key point."""
+    from retrieval import split_sentences
+
+    catalog = default_catalog()
+    answers = {r["id"]: r for r in load_file(LONG)}
+    rows = load_file(SENTENCES)
+    assert check_rows(rows, catalog) == []
+    seen = Counter(r["answer"] for r in rows)
+    for answer_id, answer in answers.items():
+        sentences = split_sentences(answer["text"])
+        assert seen[answer_id] == len(sentences), answer_id
+    for r in rows:
+        assert r["bite_id"] == answers[r["answer"]]["bite_id"]
+        assert split_sentences(answers[r["answer"]]["text"])[r["sentence"] - 1] == r["text"], r["id"]
+    # A correct long answer has no sentence labelled wrong; the others hold the wrong claims.
+    wrong_in = Counter(answers[r["answer"]]["kind"] for r in rows if "wrong" in r["key_points"])
+    assert wrong_in["long_correct"] == 0 and sum(wrong_in.values()) >= 300
+    assert SENTENCES not in data_files()
