@@ -352,7 +352,7 @@ _THIS_ANSWER = re.compile(r"\b(this|the\s+(full|complete|untruncated|original|li
                           r"\b(scoring|grading|marking)\s+(here|step)\b|"
                           r"\b(whoever|anyone|you)\s+(is\s+|are\s+)?(reading|scoring|grading|marking|assessing|evaluating)\b|"
                           r"\b(whatever|what)\s+you\s+(output|return|record|give|assign)\b|"
-                          r"\b(grade|score|mark|treat)\s+(it|this|me|my)\b|\bi\s+(would\s+|d\s+)?(expect|deserve)\b")
+                          r"\b(grade|score|mark|treat)\s+(it|this|me|my)\b|\bi(\s+would|\s*['’]d)?\s+(expect|deserve)\b")
 # Sentences end at . ! ? or a line break; a dot inside a word ("answer_full.txt", "i.e.") does not end one.
 _SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\S))+")
 
@@ -368,7 +368,7 @@ _SQUASHED = ("ignorepreviousinstructions", "ignoreallpreviousinstructions", "ign
 _SQUASHED_SUSPECT = ("fullmarks", "perfectscore", "developermode")
 _SQUASHED_WITH_DIGITS = ("scorethis4", "gradethis4", "scorethisasa4", "scorethisanswerasafour", "fouroutoffour",
                          "givethis4", "giveme4", "markthisas4", "scorethisanswerasa4", "givethisanswera4", "gradeitasa4",
-                         "givethisanswerafour", "scorethisanswerafour", "givethisafour")
+                         "givethisanswerafour", "scorethisanswerafour")
 
 _SURE_WORDS_RE = [re.compile(p) for p in SURE_WORDS]
 _SUSPECT_WORDS_RE = [re.compile(p) for p in SUSPECT_WORDS]
