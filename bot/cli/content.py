@@ -24,9 +24,9 @@ def check_command(args) -> int:
 
 def _stale_fit(catalog) -> list[str]:
     """The shipped catalog must have what its graders need: labelled training texts for every
-    bite, and the key-point model (`coach grader train`) and grader fit (`coach grader fit`)
-    built from the catalog as it is."""
-    from coach.grading import point_training
+    bite, and the key-point model (`coach grader train`), the injection net's reader (`coach
+    grader train-net`) and grader fit (`coach grader fit`) built from the data as it is."""
+    from coach.grading import attempt_reader, attempt_training, point_training
     from coach.grading.fit import ARTIFACT, MissingFit, load_fit, stale_reasons
     from coach.grading.point_model import ARTIFACT as MODEL
 
@@ -34,6 +34,8 @@ def _stale_fit(catalog) -> list[str]:
         return []
     problems = point_training.uncovered_bites(catalog)
     problems += [f"{MODEL.name}: {reason}; run `coach grader train`" for reason in point_training.stale_reasons(catalog)]
+    problems += [f"{attempt_reader.ARTIFACT.name}: {reason}; run `coach grader train-net`"
+                 for reason in attempt_training.stale_reasons()]
     try:
         problems += [f"{ARTIFACT.name}: {reason}; run `coach grader fit`" for reason in stale_reasons(load_fit(), catalog, None)]
     except MissingFit as error:

@@ -129,3 +129,13 @@ def train_command(args) -> int:
     print(json.dumps(done) if args.json else f"wrote {done['path']} ({done['bytes'] / 1e6:.1f} MB) from "
           f"{done['pairs']} pairs in {done['train_seconds']} s (seed {done['seed']}, {done['epochs']} epochs)")
     return 0
+
+
+def train_net_command(args) -> int:
+    """`coach grader train-net`: the injection net's learned tier (coach.grading.attempt_reader)."""
+    from coach.grading import attempt_training
+
+    options = {"out": Path(args.out)} if args.out else {}
+    done = attempt_training.train(**options, log=lambda line: print(line, file=sys.stderr))
+    print(json.dumps(done) if args.json else "\n".join(f"{k}: {v}" for k, v in done.items()))
+    return 0

@@ -22,6 +22,7 @@ HANDLERS = {
     "grader fit": "bot.cli.fit:fit_command",
     "grader qualify": "bot.cli.grading:qualify_command",
     "grader train": "bot.cli.fit:train_command",
+    "grader train-net": "bot.cli.fit:train_net_command",
     "llm serve": "bot.cli.llm:serve_command",
     "db upgrade": "bot.cli.db:upgrade_command",
     "stats": "bot.cli.stats:stats_command",
@@ -91,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=None)
     train.add_argument("--epochs", type=int, default=None)
     train.add_argument("--json", action="store_true")
+    net = grader.add_parser("train-net", help="train the injection net's learned tier from content/judge/injection")
+    net.add_argument("--out", default=None, help="where to write (default: the packaged artifact)")
+    net.add_argument("--json", action="store_true")
 
     llm = sub.add_parser("llm", help="the local LLM server").add_subparsers(dest="sub", required=True)
     serve = llm.add_parser("serve", help="start the local vLLM server with the packaged small model")

@@ -120,7 +120,7 @@ def features(judge: EmbeddingJudge, catalog, rows: list[dict]) -> Features:
         f.kinds.append([p.kind for p in bite.key_points])
         f.purpose_best[i] = sims.purpose_recall
         f.flag_score[i] = sims.red_flag_contrast
-        f.zeroed[i] = injection.without_model(injection.check(row["answer"]), sims.near_injection_exemplar())
+        f.zeroed[i] = injection.without_model(injection.check(row["answer"]), sims.near_injection_exemplar(), sims.read_attempt)
     return f
 
 

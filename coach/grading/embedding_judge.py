@@ -17,7 +17,7 @@ from typing import Iterable
 
 import numpy as np
 
-from coach.grading import injection
+from coach.grading import attempt_reader, injection
 from coach.grading.quotes import find_quote
 from coach.grading.models import KeyPointVerdict, Verdicts
 from coach.grading.red_flags import correct_texts, red_flag_texts
@@ -105,8 +105,11 @@ class _BiteVectors:
 
 
 class EmbeddingJudge:
-    def __init__(self, embedder, split_sentences, thresholds: EmbeddingThresholds, corpus: Iterable[str]):
+    def __init__(self, embedder, split_sentences, thresholds: EmbeddingThresholds, corpus: Iterable[str],
+                 reader: attempt_reader.AttemptReader | None = None):
+        """`reader`: the injection net's learned tier (default: the shipped one, if built)."""
         self._embedder = embedder
+        self._reader = reader if reader is not None else attempt_reader.load()
         self._tokens = TokenMatcher(embedder, corpus)
         self._split = split_sentences
         self.thresholds = thresholds
@@ -140,7 +143,21 @@ class EmbeddingJudge:
             purpose_recall=self._tokens.recall(vectors.purpose_tokens, answer_tokens),
             red_flag_contrast=self._red_flag_contrast(vectors, unit_tokens),
             injection=self._injection_vectors @ sentence_vectors.T,
+            read_attempt=self._read_attempt(pieces, sentence_vectors, answer),
         )
+
+    def _read_attempt(self, pieces: list[str], piece_vectors: np.ndarray, answer: str) -> bool:
+        """The learned reader over the pieces; only pieces that normalising changes (and hidden
+        texts) are encoded again, so an ordinary answer costs no second pass."""
+        if self._reader is None:
+            return False
+        texts, changed = attempt_reader.reader_texts(pieces, answer)
+        vectors = piece_vectors
+        if changed:
+            vectors = np.vstack([piece_vectors, np.zeros((len(texts) - len(pieces), piece_vectors.shape[1]),
+                                                         dtype=piece_vectors.dtype)])
+            vectors[changed] = self._embedder.encode([texts[i] for i in changed])
+        return self._reader.reads_attempt(vectors)
 
     def _red_flag_contrast(self, vectors: _BiteVectors, unit_tokens: list) -> float:
         """The largest contrast in any one unit (sentence or adjacent pair): a mistake said in
@@ -165,12 +182,18 @@ class EmbeddingJudge:
         ]
         return verdicts.model_copy(update={"key_points": points})
 
-    def near_attempt(self, answer: str) -> bool:
-        """A sentence of the answer reads like a known attempt to instruct the grader (the
-        sentence-vector net behind the patterns; coach.grading.injection)."""
+    def attempt(self, answer: str, net: injection.InjectionCheck) -> bool:
+        """The CPU path's injection verdict for a judge that does not read sentence vectors
+        itself (the trained judge, the follow-up reader): the net, the exemplars and the reader."""
+        if net.sure:
+            return True
+        if self._reader is None and not net.suspect:
+            return False
         sentences = [s for s in self._split(answer) if re.search(r"\w", s)] or [answer]
-        vectors = self._embedder.encode(answer_pieces(sentences))
-        return bool(((self._injection_vectors @ vectors.T) >= INJECTION_SIMILARITY).any())
+        pieces = answer_pieces(sentences)
+        vectors = self._embedder.encode(pieces)
+        near = bool(((self._injection_vectors @ vectors.T) >= INJECTION_SIMILARITY).any())
+        return injection.without_model(net, near, self._read_attempt(pieces, vectors, answer))
 
     def _phrases(self, pairs: list[tuple[str, str]]) -> list[str]:
         """Per (point, matching unit): the unit's clause closest to the point when the unit is
@@ -199,6 +222,7 @@ class AnswerSimilarities:
     purpose_recall: float
     red_flag_contrast: float  # per unit, best recall of a mistaken text minus best of a correct one; the top unit
     injection: np.ndarray  # injection exemplar x piece (sentences, windows of long ones)
+    read_attempt: bool = False  # the learned reader read a piece as addressed to the grader
 
     def near_injection_exemplar(self) -> bool:
         """A piece reads like a known attempt to instruct the grader (the net behind the regexes)."""
@@ -213,7 +237,7 @@ def decide(bite: Bite, sims: AnswerSimilarities, t: EmbeddingThresholds, *, net:
         evidence = sims.units[int(np.argmax(row))] if status != "missing" else None
         verdicts.append(KeyPointVerdict(point=point.point, kind=point.kind, status=status, evidence=evidence))
     top_flag = sims.red_flag_contrast
-    attempt = injection.without_model(net, sims.near_injection_exemplar())
+    attempt = injection.without_model(net, sims.near_injection_exemplar(), sims.read_attempt)
     return Verdicts(
         key_points=verdicts,
         red_flag=top_flag >= t.red_flag_sure,

@@ -17,13 +17,15 @@ How they combine with a judge (coach.grading.pipeline):
 - The LLM path: injection = the model's own verdict OR `sure`. The model reads the answer in
   context, so an honest answer that merely mentions scores or JSON keeps its grade; a `sure`
   match overrides the model, because a model fooled by an attempt must not turn it into points.
-- The CPU path (no model reads intent): injection = `sure` OR (`suspect` AND a sentence of the
-  answer reads like a known attempt, `near_attempt`). A suspect word alone never zeroes an
-  honest answer.
+- The CPU path (no model reads intent): injection = `sure` OR the learned reader reads a piece
+  of the answer as addressed to the grader (coach.grading.attempt_reader) OR (`suspect` AND a
+  sentence of the answer reads like a known attempt, `near_attempt`). A suspect word alone
+  never zeroes an honest answer.
 
 Every pattern is read on the answer normalised (NFKC, case-folded, look-alike letters mapped,
 invisible and combining marks dropped), with leetspeak undone, with spacing removed, and also
-on what hides inside it: base64, hex and %-encoded runs, the text reversed and in ROT13.
+on what hides inside it: base64, hex and %-encoded runs, invisible tag characters, the text
+reversed and in ROT13.
 """
 
 from __future__ import annotations
@@ -380,6 +382,8 @@ _HEX = re.compile(r"(?:\b|(?<=0x))(?:[0-9a-fA-F]{2}[\s:]?){10,}")
 _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]*){4,}")
 _BASE32 = re.compile(r"\b[A-Z2-7]{16,}={0,6}")
 _MORSE = re.compile(r"(?:[.\-]{1,7}[ /]+){6,}[.\-]{1,7}")
+# Unicode tag characters (U+E0020-U+E007E) spell ASCII invisibly: nothing shows them, a model may read them.
+_TAGS = re.compile("[\U000E0020-\U000E007E]{4,}")
 _MORSE_CODE = {
     ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
     ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",
@@ -398,9 +402,10 @@ class InjectionCheck:
         return bool(self.sure)
 
 
-def _hidden_texts(text: str) -> list[tuple[str, str]]:
-    """Readable text hidden in base64, hex or %-encoding (nobody says those out loud)."""
-    found = []
+def hidden_texts(text: str) -> list[tuple[str, str]]:
+    """Readable text hidden in base64, hex or %-encoding, or in invisible tag characters (nobody
+    says those out loud)."""
+    found = [("tag characters", "".join(chr(ord(ch) - 0xE0000) for ch in run)) for run in _TAGS.findall(text)]
     for label, pattern, decode in (("base64", _BASE64, _b64), ("base32", _BASE32, _b32), ("hex", _HEX, _hex),
                                    ("url-encoded", _PERCENT, unquote), ("morse", _MORSE, _morse)):
         for blob in pattern.findall(text) if pattern is not _HEX else [m.group(0) for m in pattern.finditer(text)]:
@@ -443,7 +448,7 @@ def check(text: str) -> InjectionCheck:
     """The net's reading of one answer (see the module docstring)."""
     sure, suspect = _reasons(text)
     hidden = []
-    for label, decoded in _hidden_texts(text):
+    for label, decoded in hidden_texts(text):
         inner_sure, inner_suspect = _reasons(decoded)
         # Grading words hidden in an encoding are an attempt whatever their tier.
         sure += [f"{label} text: {r}" for r in inner_sure + inner_suspect]
@@ -507,7 +512,10 @@ def with_model(net: InjectionCheck, model_says: bool) -> bool:
     return model_says or bool(net.sure)
 
 
-def without_model(net: InjectionCheck, near_attempt: bool) -> bool:
+def without_model(net: InjectionCheck, near_attempt: bool, read_attempt: bool = False) -> bool:
     """The CPU path: no model reads intent, so a suspect word counts only when a sentence of the
-    answer also reads like a known attempt (the embedding net, `near_attempt`)."""
-    return bool(net.sure) or (bool(net.suspect) and near_attempt)
+    answer also reads like a known attempt (the exemplars, `near_attempt`); and the learned
+    reader (coach.grading.attempt_reader), whose threshold was set so that it rarely flags an
+    honest answer, stands on its own (`read_attempt`): it is the one part of the net that reads
+    what a sentence does rather than its words."""
+    return bool(net.sure) or read_attempt or (bool(net.suspect) and near_attempt)

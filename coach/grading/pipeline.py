@@ -242,8 +242,8 @@ class Grader:
         """A follow-up answer read by the key-point model against its one point
         (coach.grading.followup_reader); the injection net as on the trained judge's path."""
         verdict = await self.followup_reader.read_point(bite, point, text)
-        near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
-        return Verdicts(key_points=[verdict], red_flag=False, injection=injection.without_model(net, near)), "followup"
+        attempt = await asyncio.to_thread(self.embedding_judge.attempt, text, net)
+        return Verdicts(key_points=[verdict], red_flag=False, injection=attempt), "followup"
 
     async def _llm_verdicts(self, bite: Bite, text: str, net) -> Verdicts:
         llm = await self.llm_judge.judge(bite, text)
@@ -257,8 +257,8 @@ class Grader:
                                                  self.fit.short_words or 0), "combined"
         if self.point_judge is not None:
             verdicts = await self.point_judge.verdicts(bite, text)
-            near = bool(net.suspect) and not net.sure and await asyncio.to_thread(self.embedding_judge.near_attempt, text)
-            return verdicts.model_copy(update={"injection": injection.without_model(net, near)}), "trained"
+            attempt = await asyncio.to_thread(self.embedding_judge.attempt, text, net)
+            return verdicts.model_copy(update={"injection": attempt}), "trained"
         if self.embedding_pool is not None:
             return await self.embedding_pool.judge(bite, text, net), "embedding"
         return await asyncio.to_thread(self.embedding_judge.judge, bite, text, net), "embedding"
