@@ -29,11 +29,12 @@ test: setup
 llm: setup
 	$(BIN)/coach llm serve
 
-# The key-point model and the grader's fitted numbers, from the committed data (content/judge,
+# The key-point model, the injection reader and the fitted numbers, from the committed data (content/judge,
 # the blind dev split). About 30 minutes on 2 cores; commit the files only when they change.
 train: setup
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,train]'
 	$(BIN)/coach grader train
+	$(BIN)/coach grader train-net
 	$(BIN)/coach grader fit
 
 # Benchmarks (never part of `make test`). The LLM ones need the local server: run `make llm` first;

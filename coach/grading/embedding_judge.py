@@ -116,6 +116,11 @@ class EmbeddingJudge:
         self._bites: dict[tuple, _BiteVectors] = {}
         self._injection_vectors = embedder.encode(list(INJECTION_EXEMPLARS))
 
+    @property
+    def reader_version(self) -> str:
+        """Which learned reader the injection verdicts come from ("" without one)."""
+        return self._reader.fitted_on.get("data", "")[:8] if self._reader is not None else ""
+
     def _bite_vectors(self, bite: Bite) -> _BiteVectors:
         key = (bite.id, bite.prompt, bite.point_texts, bite.purpose, bite.red_flag)  # two catalogs may share an id
         if key not in self._bites:

@@ -384,6 +384,12 @@ _BASE32 = re.compile(r"\b[A-Z2-7]{16,}={0,6}")
 _MORSE = re.compile(r"(?:[.\-]{1,7}[ /]+){6,}[.\-]{1,7}")
 # Unicode tag characters (U+E0020-U+E007E) spell ASCII invisibly: nothing shows them, a model may read them.
 _TAGS = re.compile("[\U000E0020-\U000E007E]{4,}")
+# Text nobody spells out or hides by accident: a grading word in it is enough.
+_SPELLED = ("tag characters", "spaced letters")
+_GRADING_WORD = re.compile(r"\b(grade[sd]?|grader|grading|score[sd]?|scoring|marks?|rubric|points?|evaluator|examiner|"
+                           r"full|four|4|pass|top|max(imum)?|covered)\b")
+# Letters spelled one at a time ("s c o r e  t h i s", "S.C.O.R.E./.F.O.U.R"): eight or more.
+_SPACED = re.compile(r"(?<![\w.])(?:[a-z0-9](?:\.?\s*/\s*\.?|\.\s*|\s{1,3})){7,}[a-z0-9](?![\w])", re.IGNORECASE)
 _MORSE_CODE = {
     ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
     ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",
@@ -406,6 +412,7 @@ def hidden_texts(text: str) -> list[tuple[str, str]]:
     """Readable text hidden in base64, hex or %-encoding, or in invisible tag characters (nobody
     says those out loud)."""
     found = [("tag characters", "".join(chr(ord(ch) - 0xE0000) for ch in run)) for run in _TAGS.findall(text)]
+    found += [("spaced letters", _unspace(m.group(0))) for m in _SPACED.finditer(text)]
     for label, pattern, decode in (("base64", _BASE64, _b64), ("base32", _BASE32, _b32), ("hex", _HEX, _hex),
                                    ("url-encoded", _PERCENT, unquote), ("morse", _MORSE, _morse)):
         for blob in pattern.findall(text) if pattern is not _HEX else [m.group(0) for m in pattern.finditer(text)]:
@@ -416,6 +423,11 @@ def hidden_texts(text: str) -> list[tuple[str, str]]:
             if decoded and decoded != blob and sum(ch.isalpha() for ch in decoded) > len(decoded) / 2:
                 found.append((label, decoded))
     return found
+
+
+def _unspace(blob: str) -> str:
+    """Words are split where the gap is wider than a letter's (two spaces, a slash)."""
+    return " ".join(re.sub(r"[\s.]", "", word) for word in re.split(r"\s{2,}|\s*/\s*", blob.strip()) if word.strip(" ."))
 
 
 def _b64(blob: str) -> str:
@@ -452,6 +464,8 @@ def check(text: str) -> InjectionCheck:
         inner_sure, inner_suspect = _reasons(decoded)
         # Grading words hidden in an encoding are an attempt whatever their tier.
         sure += [f"{label} text: {r}" for r in inner_sure + inner_suspect]
+        if label in _SPELLED and not inner_sure + inner_suspect and _GRADING_WORD.search(normalize(decoded)):
+            sure.append(f"{label} text: {decoded}")
         hidden.append(label)
     for label, reading in (("reversed", text[::-1]), ("rot13", codecs.encode(text, "rot13"))):
         inner_sure, inner_suspect = _reasons(reading)

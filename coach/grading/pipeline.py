@@ -305,9 +305,11 @@ class Grader:
     def _version(self, grader: str) -> str:
         if grader == "llm":
             return self.llm_judge.version
+        version = self.fit.version
         if grader in ("trained", "combined"):
-            return f"{self.fit.version}:{self.fit.fitted_on.get('point_model', '')[:8]}"
-        return self.fit.version
+            version = f"{version}:{self.fit.fitted_on.get('point_model', '')[:8]}"
+        reader = self.embedding_judge.reader_version  # the CPU path's injection verdict depends on it
+        return f"{version}+net:{reader}" if reader else version
 
 
 def follow_up_bite(bite: Bite, point: int) -> Bite:
