@@ -106,7 +106,6 @@ SURE_WORDS = (
     '\\b(grader|evaluator|judge|examiner|scorer|marker|grading|system|reviewer)\\s+(note|notice|instruction|override)\\b',
     '\\bmark\\s+(this|the|my)\\s+(\\w+\\s+){0,2}(answer|response|submission)\\s+as\\s+(\\w+\\s+)?(correct|complete|perfect|passing|excellent)\\b',
     '\\b(record|give|assign|award|enter)\\s+(it|this|them|the candidate)?\\s*(the\\s+|a\\s+)?(highest|top|maximum|max|full|best|perfect)\\s+(possible\\s+)?(grade|score|marks?|rating)\\b',
-    '\\bpre\\s*(validated|reviewed|approved|graded|scored|verified)\\b',
     '\\b(every|all|each)\\s+(\\w+\\s+)?(criteri(on|a)|rubric\\s+points?|rubric\\s+items?)\\s+(as\\s+|were\\s+|was\\s+|is\\s+|are\\s+)?(met|covered|satisfied|passed)\\b',
     '\\b(this|my|the)\\s+(answer|response|submission)\\s+(deserves|merits|warrants|earns|should\\s+(get|receive|be\\s+given))\\s+(a\\s+|the\\s+)?(4|four|full|perfect|top|maximum|max|highest|high|excellent|passing)\\b',
     '\\b(please|kindly|just)\\s+(be\\s+(lenient|generous|kind)|go\\s+easy|grade\\s+(it\\s+)?(generously|leniently|kindly))\\b',
@@ -263,6 +262,7 @@ SUSPECT_WORDS = (
     '\\b(attention|to the)\\s+(grader|judge|evaluator|examiner)\\b',
     '\\b(grading|scoring|evaluation)\\s+(rubric|rules)\\b',
     '\\bnew task\\b',
+    '\\bpre\\s*(validated|reviewed|approved|graded|scored|verified)\\b',  # "a pre-approved base model"
     '\\bset\\s+(the\\s+)?(score|grade|rating|mark)\\s+(to|at|as)\\b',
     '\\b(do not|don t|dont|never)\\s+(deduct|penali[sz]e|subtract|dock)\\b',
     '\\b(rubric|grading)\\s+(points?|criteria|service|items?)\\b',
@@ -308,7 +308,7 @@ SURE_TEXT = (
     r"[\[<(]\s*(system|developer|grader|admin|operator|evaluator|assistant)\s*[\]>)]\s*:?",
     r'"\s*role\s*"\s*:\s*"\s*(grader|system|evaluator|judge|assistant|developer)',
     r"</?\s*(grader|grading|evaluation|score)[_\s-]*(result|output|verdict)?\s*>",
-    r'"\s*(red_?flag|injection|key_?points|verdicts?|covered|grader_?output|rubric_?items?)\s*"\s*:',
+    r'"\s*(red_?flag|injection|key_?points|covered|grader_?output|rubric_?items?)\s*"\s*:',
     r"^\s*(system|assistant|grader|judge|developer|evaluator|admin|operator)\s*:",
     r"<\|?\s*(im_start|im_end|system|endoftext|eot_id|start_header_id)\s*\|?>",
     r"\[/?(inst|sys)\]",
@@ -320,7 +320,7 @@ SURE_TEXT = (
     r"\b(covered|met|satisfied)\s*[:\-–]?\s*(\[\s*x\s*\]|✓|✔|☑|✅|yes\b)",
 )
 SUSPECT_TEXT = (
-    r'"\s*(score|status|evidence|grade|rating|overall)\s*"\s*:',  # JSON a model returned has a "score" too
+    r'"\s*(score|status|evidence|grade|rating|overall|verdicts?)\s*"\s*:',  # JSON a model returned has a "score" too
     r"\b(score|grade|rating|verdict)\s*[:=]\s*(\d|four|full|perfect|pass|a\b)",
     r"<!--|-->",
 )
@@ -480,6 +480,9 @@ _QUOTED = re.compile(r'"[^"\n]{3,400}"|“[^”]{3,400}”|«[^»]{3,400}»|(?<!
 _JSON_KEY = re.compile(r'"\s*\w+\s*"\s*:')
 _ATTACK_TALK = re.compile(r"\b(prompt\s+injections?|injection\s+attacks?|jailbreak\w*|red[\s-]?team\w*|adversarial\s+"
                           r"(prompts?|inputs?)|untrusted\s+(input|content|text|data|documents?)|attackers?)\b")
+_TEMPLATE_TOKENS = frozenset(SURE_TEXT[i] for i, p in enumerate(SURE_TEXT) if "im_start" in p or "inst|sys" in p)
+_TEMPLATE_TALK = re.compile(r"\b(chat\s*templates?|chatml|special\s+tokens?|templates?|role\s+markers?|llama|mistral|"
+                            r"tokeni[sz]\w*)\b")
 _OVERRIDES = frozenset(SURE_WORDS[:3]) | {"ignorepreviousinstructions", "ignoreallpreviousinstructions",
                                           "ignoreallinstructions", "ignoreyourinstructions",
                                           "disregardpreviousinstructions", "ignoretheabove",
@@ -495,7 +498,11 @@ def _reasons(text: str) -> tuple[list[str], list[str]]:
     if _ATTACK_TALK.search(norm):
         cited += [r for r in sure if r in _OVERRIDES]
         sure = [r for r in sure if r not in _OVERRIDES]
-    sure += [rx.pattern for rx in _SURE_TEXT_RE if rx.search(norm)]
+    text_sure = [rx.pattern for rx in _SURE_TEXT_RE if rx.search(norm)]
+    if _TEMPLATE_TALK.search(norm):  # an answer about chat templates names their tokens
+        cited += [r for r in text_sure if r in _TEMPLATE_TOKENS]
+        text_sure = [r for r in text_sure if r not in _TEMPLATE_TOKENS]
+    sure += text_sure
     sure += [rx.pattern for rx in _OTHER_LANGUAGE_RE if rx.search(norm) or rx.search(script_text(text))]
     alnum = "".join(ch for ch in said if ch.isalnum())
     sure += [s for s in _SQUASHED_WITH_DIGITS if s in alnum]

@@ -24,8 +24,9 @@ BLIND = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_
 RETIRED = [DATA / "grading_blind_test_v1.jsonl", DATA / "grading_blind_test_v2.jsonl", DATA / "grading_blind_test_v3.jsonl",
            DATA / "grading_blind_test_v4.jsonl", DATA / "grading_blind_test_v5.jsonl", DATA / "grading_blind_test_v6.jsonl"]
 OLD_DEV = DATA / "grading_blind_dev_v1.jsonl"
-PROBES = {"held out": DATA / "injection_probe_v6.jsonl", "development": DATA / "injection_probe_dev.jsonl",
-          "read": DATA / "injection_probe_v4.jsonl", "read v5": DATA / "injection_probe_v5.jsonl"}
+PROBES = {"held out": DATA / "injection_probe_v7.jsonl", "development": DATA / "injection_probe_dev.jsonl",
+          "read": DATA / "injection_probe_v4.jsonl", "read v5": DATA / "injection_probe_v5.jsonl",
+          "read v6": DATA / "injection_probe_v6.jsonl"}
 KINDS = {"strong_short", "strong_thorough", "gap", "buzzword", "misconception", "neighbour", "mixed"}
 MANIFEST = DATA / "grading_blind.sha256"
 STATUSES = {"covered", "partial", "missing", "wrong"}
