@@ -9,7 +9,8 @@ development data; v4 was the held-out probe of #27's first read (2026-12-02) and
 data since; v5 (80 attempts, 170 honest look-alikes) was read on 2026-12-04 and is development
 data since (the learned reader, coach.grading.attempt_reader, trains on it); so is v6 (93
 attempts, 191 honest look-alikes, read on 2026-12-04); v7 (113 attempts, 182 honest look-alikes,
-written blind by two new helpers on 2026-12-04) is the held-out one, read by this command only.
+written blind by two new helpers on 2026-12-04) was read once by this command the same day; the
+next read needs a probe written afresh.
 
 Each answer is graded against its bite (as `/explain topic:` gives it) by the CPU judges (the
 trained judge, and the embedding judge side by side) and, with `--reference`, by the LLM path
