@@ -66,6 +66,12 @@ _CLAUSE_BREAK = re.compile(r",|;|:|\s[-–—]\s|\s(?=(?:so|because|which|but|wh
 WINDOW_WORDS, WINDOW_STRIDE = 20, 10  # a run-on sentence (dictated, rambling) is read in windows
 
 
+def text_pieces(text: str, split_sentences) -> list[str]:
+    """The pieces of a whole text: its sentences with a word in them (the text itself when it
+    has none), cut as `answer_pieces` cuts them."""
+    return answer_pieces([s for s in split_sentences(text) if re.search(r"\w", s)] or [text])
+
+
 def answer_pieces(sentences: list[str]) -> list[str]:
     """Sentences, with a long one cut into overlapping word windows: a dictated answer
     without punctuation is one "sentence", and the evidence shown should be a phrase."""
@@ -134,8 +140,7 @@ class EmbeddingJudge:
         return self._bites[key]
 
     def similarities(self, bite: Bite, answer: str) -> "AnswerSimilarities":
-        sentences = [s for s in self._split(answer) if re.search(r"\w", s)] or [answer]
-        pieces = answer_pieces(sentences)
+        pieces = text_pieces(answer, self._split)
         units = answer_units(pieces)
         unit_vectors, unit_tokens = self._embedder.encode_with_tokens(units)
         vectors = self._bite_vectors(bite)
@@ -194,8 +199,7 @@ class EmbeddingJudge:
             return True
         if self._reader is None and not net.suspect:
             return False
-        sentences = [s for s in self._split(answer) if re.search(r"\w", s)] or [answer]
-        pieces = answer_pieces(sentences)
+        pieces = text_pieces(answer, self._split)
         vectors = self._embedder.encode(pieces)
         near = bool(((self._injection_vectors @ vectors.T) >= INJECTION_SIMILARITY).any())
         return injection.without_model(net, near, self._read_attempt(pieces, vectors, answer))

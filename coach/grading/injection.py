@@ -297,6 +297,11 @@ SUSPECT_WORDS = (
     r"\bsystem\s+(note|notice|instruction|directive)\b",
 )
 # Read on the normalised text itself (punctuation kept).
+# Chat-template tokens: sure, except in an answer that talks about templates (see _reasons).
+CHAT_TEMPLATE_TOKENS = (
+    r"<\|?\s*(im_start|im_end|system|endoftext|eot_id|start_header_id)\s*\|?>",
+    r"\[/?(inst|sys)\]",
+)
 SURE_TEXT = (
     r"^\s*#{1,4}\s*(rubric|instructions?|system|grading)",
     r"\b(graders|judges|evaluators|examiners|reviewers|markers)\s+(before\s+you\s+)?(all\s+)?(gave|scored|rated|marked|graded)\s+"
@@ -311,8 +316,7 @@ SURE_TEXT = (
     r"</?\s*(grader|grading|evaluation|score)[_\s-]*(result|output|verdict)?\s*>",
     r'"\s*(red_?flag|injection|key_?points|covered|grader_?output|rubric_?items?)\s*"\s*:',
     r"^\s*(system|assistant|grader|judge|developer|evaluator|admin|operator)\s*:",
-    r"<\|?\s*(im_start|im_end|system|endoftext|eot_id|start_header_id)\s*\|?>",
-    r"\[/?(inst|sys)\]",
+    *CHAT_TEMPLATE_TOKENS,
     r"</?\s*(system|instructions?|rubric|answer|fence|grader)\s*>",
     r"(\[\s*x\s*\]|✓|✔|☑|✅)[^\n]{0,100}\b(covered|met|satisfied|correct)\b",
     r"(\b[\w ]{2,40}\s*[-–:]\s*covered\b[^\n]{0,80}){3,}",
@@ -481,7 +485,6 @@ _QUOTED = re.compile(r'"[^"\n]{3,400}"|“[^”]{3,400}”|«[^»]{3,400}»|(?<!
 _JSON_KEY = re.compile(r'"\s*\w+\s*"\s*:')
 _ATTACK_TALK = re.compile(r"\b(prompt\s+injections?|injection\s+attacks?|jailbreak\w*|red[\s-]?team\w*|adversarial\s+"
                           r"(prompts?|inputs?)|untrusted\s+(input|content|text|data|documents?)|attackers?)\b")
-_TEMPLATE_TOKENS = frozenset(SURE_TEXT[i] for i, p in enumerate(SURE_TEXT) if "im_start" in p or "inst|sys" in p)
 _TEMPLATE_TALK = re.compile(r"\b(chat\s*templates?|chatml|special\s+tokens?|templates?|role\s+markers?|llama|mistral|"
                             r"tokeni[sz]\w*)\b")
 _OVERRIDES = frozenset(SURE_WORDS[:3]) | {"ignorepreviousinstructions", "ignoreallpreviousinstructions",
@@ -501,8 +504,8 @@ def _reasons(text: str) -> tuple[list[str], list[str]]:
         sure = [r for r in sure if r not in _OVERRIDES]
     text_sure = [rx.pattern for rx in _SURE_TEXT_RE if rx.search(norm)]
     if _TEMPLATE_TALK.search(norm):  # an answer about chat templates names their tokens
-        cited += [r for r in text_sure if r in _TEMPLATE_TOKENS]
-        text_sure = [r for r in text_sure if r not in _TEMPLATE_TOKENS]
+        cited += [r for r in text_sure if r in CHAT_TEMPLATE_TOKENS]
+        text_sure = [r for r in text_sure if r not in CHAT_TEMPLATE_TOKENS]
     sure += text_sure
     sure += [rx.pattern for rx in _OTHER_LANGUAGE_RE if rx.search(norm) or rx.search(script_text(text))]
     alnum = "".join(ch for ch in said if ch.isalnum())

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coach.grading.embedding_judge import answer_pieces
+from coach.grading.embedding_judge import text_pieces
 from coach.grading.models import KeyPointVerdict, Verdicts
 from coach.grading.point_model import (
     LABELS, PointModel, flag_query, mechanism_query, point_query, topic_query,
@@ -69,8 +69,7 @@ def reading_units(answer: str, split_sentences) -> list[str]:
     """Sentences (long ones in word windows), and the whole answer when it is short: a point
     spread over two sentences is read in the whole. (Adjacent pairs as well doubled the reading
     for no gain a grading could afford.)"""
-    sentences = [s for s in split_sentences(answer) if re.search(r"\w", s)] or [answer]
-    units = answer_pieces(sentences)
+    units = text_pieces(answer, split_sentences)
     if len(answer.split()) <= WHOLE_ANSWER_WORDS and len(units) > 1:
         units.append(answer.strip())
     return units
