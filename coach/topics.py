@@ -118,7 +118,7 @@ class TopicFinder:
     @classmethod
     def from_settings(cls, settings, catalog: Catalog, embedder: Embedder | None = None) -> "TopicFinder":
         """Load the model (unless given one to share) and load or build the index under data_dir/index."""
-        embedder = embedder or Embedder(settings.embedding_model_path)
+        embedder = embedder or Embedder(settings.embedding_model_path, precision=settings.embedding_precision)
         return cls.build(catalog, embedder, index_dir=settings.data_dir / "index")
 
     def _hit(self, bite_id: str, score: float) -> Hit:

@@ -103,7 +103,8 @@ def fit_command(args) -> int:
     from retrieval import Embedder
 
     settings = load_settings()
-    fit = fit_grader(default_catalog(), Embedder(settings.embedding_model_path), Path(args.dev))
+    fit = fit_grader(default_catalog(), Embedder(settings.embedding_model_path, precision=settings.embedding_precision),
+                     Path(args.dev))
     out = Path(args.out) if args.out else ARTIFACT
     save_fit(fit, out)
     if args.json:

@@ -102,11 +102,12 @@ class Grader:
         elif settings.grader_workers:
             from coach.grading.point_pool import PooledEmbeddingJudge
 
-            pool = PooledEmbeddingJudge(fit.thresholds, idf_corpus(catalog), settings.grader_workers, followup)
+            pool = PooledEmbeddingJudge(fit.thresholds, idf_corpus(catalog), settings.grader_workers, followup,
+                                        embedder=topics.embedder.options)
         # The follow-up reader runs beside the CPU judge, in its worker processes when it has them.
         reader = next((j for j in (point_judge, pool) if hasattr(j, "read_point")), None) if followup else None
         if followup and reader is None:
-            reader = inline_followup_reader(followup, split_sentences)
+            reader = inline_followup_reader(followup, split_sentences, topics.embedder.precision)
         return cls(catalog, topics, embedding_judge, llm_judge, fit=fit, max_chars=settings.answer_max_chars,
                    point_judge=point_judge, cpu_judge=settings.cpu_judge, embedding_pool=pool, followup_reader=reader)
 
@@ -205,7 +206,7 @@ class Grader:
         """`answer` graded against `bite_id` by one named judge, "llm" or "cpu", whatever the
         LLM's qualification: what qualification compares. The LLM's errors propagate."""
         bite, text = self.catalog.bites[bite_id], clean_answer(answer, self.max_chars).text
-        net = injection.check(text)
+        net = await self._net(text)
         if judge == "llm":
             return self._grade(bite, await self._llm_verdicts(bite, text, net), "llm", truncated=False)
         verdicts, grader = await self._cpu_verdicts(bite, text, net)
@@ -226,7 +227,7 @@ class Grader:
     async def _verdicts(self, bite: Bite, text: str, cpu=None) -> tuple[Verdicts, str]:
         """The LLM's verdicts when it serves and answers, else the CPU judge's (`cpu(net)` when
         given: the follow-up reader)."""
-        net = injection.check(text)
+        net = await self._net(text)
         if self.llm_judge is not None and self.llm_status.serves:
             from serving.errors import LLMError
 
@@ -237,6 +238,13 @@ class Grader:
         if cpu is not None:
             return await cpu(net)
         return await self._cpu_verdicts(bite, text, net)
+
+    async def _net(self, text: str) -> injection.InjectionCheck:
+        """The injection net's reading, off the event loop: in a grading worker when there is one."""
+        pool = next((j for j in (self.embedding_pool, self.point_judge) if hasattr(j, "net")), None)
+        if pool is not None:
+            return await pool.net(text)
+        return await asyncio.to_thread(injection.check, text)
 
     async def _read_follow_up(self, bite: Bite, point: int, text: str, net) -> tuple[Verdicts, str]:
         """A follow-up answer read by the key-point model against its one point
@@ -319,13 +327,14 @@ def follow_up_bite(bite: Bite, point: int) -> Bite:
     return bite.model_copy(update={"key_points": (key_point,), "prompt": key_point.follow_up})
 
 
-def inline_followup_reader(thresholds, split_sentences):
+def inline_followup_reader(thresholds, split_sentences, precision: str = "auto"):
     """The follow-up reader on a thread of this process (no worker processes)."""
     from coach.grading.followup_reader import FollowUpReader
     from coach.grading.point_model import PointModel
     from coach.grading.point_pool import InlineFollowUpReader
 
-    return InlineFollowUpReader(FollowUpReader(PointModel(POINT_MODEL), split_sentences, thresholds))
+    return InlineFollowUpReader(FollowUpReader(PointModel(POINT_MODEL, precision=precision), split_sentences,
+                                                thresholds))
 
 
 def load_point_judge(fit: GraderFit, embedder, split_sentences, workers: int = 0, followup=None):
@@ -339,5 +348,6 @@ def load_point_judge(fit: GraderFit, embedder, split_sentences, workers: int = 0
         log.warning("no trained key-point judge (%s); grading with the embedding judge", ARTIFACT.name)
         return None
     if workers:
-        return PooledPointJudge(fit.point_thresholds, workers, followup)
-    return InlinePointJudge(PointJudge(PointModel(ARTIFACT), split_sentences, fit.point_thresholds, embedder=embedder))
+        return PooledPointJudge(fit.point_thresholds, workers, followup, embedder=embedder.options)
+    return InlinePointJudge(PointJudge(PointModel(ARTIFACT, precision=embedder.precision), split_sentences,
+                                       fit.point_thresholds, embedder=embedder))

@@ -93,14 +93,15 @@ def read_stamp(path: Path = ARTIFACT) -> dict:
 class PointModel:
     """Loads the artifact once; `probabilities` is thread-safe (one forward at a time)."""
 
-    def __init__(self, path: Path = ARTIFACT, model_dir: Path | None = None):
+    def __init__(self, path: Path = ARTIFACT, model_dir: Path | None = None, precision: str = "auto"):
+        """`precision` as the embedder's (retrieval.embedder): bf16 where the CPU computes it natively."""
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         import torch
         from safetensors.torch import load_file
         from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-        from retrieval.embedder import default_model_path
+        from retrieval.embedder import default_model_path, resolve_precision
 
         model_dir = Path(model_dir) if model_dir else default_model_path()
         config = BertConfig.from_pretrained(str(model_dir), num_labels=len(LABELS))
@@ -108,6 +109,9 @@ class PointModel:
         self.model = BertForSequenceClassification(config)
         self.model.load_state_dict(dequantize(load_file(str(path))))
         self.model.eval()
+        self.precision = resolve_precision(precision)
+        if self.precision == "bf16":
+            self.model = self.model.to(torch.bfloat16)
         self.stamp = read_stamp(path)
         self._torch = torch
         self._lock = threading.Lock()
@@ -125,7 +129,7 @@ class PointModel:
                 encoded = self.tokenizer([c for c, _ in chunk], [t for _, t in chunk], padding=True,
                                          truncation="only_second", max_length=MAX_TOKENS, return_tensors="pt")
                 logits = self.model(**encoded).logits
-                rows.append(self._torch.softmax(logits, dim=-1).numpy())
+                rows.append(self._torch.softmax(logits.float(), dim=-1).numpy())
         ordered = np.concatenate(rows)
         result = np.empty_like(ordered)
         result[np.array(order)] = ordered

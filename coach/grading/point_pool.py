@@ -22,6 +22,7 @@ from content import Bite
 log = logging.getLogger(__name__)
 _JUDGE = None  # the worker's own judge, loaded by `_load` or `_load_embedding`
 _READER = None  # the worker's follow-up reader (coach.grading.followup_reader), or its thresholds until first used
+_PRECISION = "auto"  # the models' arithmetic, as the bot's embedder runs (retrieval.embedder)
 NICE = 10  # below the bot: quiz replies first
 
 
@@ -35,26 +36,28 @@ def _worker_start(parent: int) -> None:
         pass
 
 
-def _load(thresholds, followup, parent: int) -> None:
-    global _JUDGE, _READER
+def _load(thresholds, followup, embedder: dict, parent: int) -> None:
+    global _JUDGE, _READER, _PRECISION
     _worker_start(parent)
     from coach.grading.followup_reader import FollowUpReader
     from coach.grading.point_judge import PointJudge
     from coach.grading.point_model import PointModel
     from retrieval import Embedder, split_sentences
 
-    _JUDGE = PointJudge(PointModel(), split_sentences, thresholds, embedder=Embedder())
+    _PRECISION = embedder.get("precision", _PRECISION)
+    _JUDGE = PointJudge(PointModel(precision=_PRECISION), split_sentences, thresholds, embedder=Embedder(**embedder))
     if followup is not None:
         _READER = FollowUpReader(_JUDGE.model, split_sentences, followup)
 
 
-def _load_embedding(thresholds, corpus: list[str], followup, parent: int) -> None:
-    global _JUDGE, _READER
+def _load_embedding(thresholds, corpus: list[str], followup, embedder: dict, parent: int) -> None:
+    global _JUDGE, _READER, _PRECISION
     _worker_start(parent)
     from coach.grading.embedding_judge import EmbeddingJudge
     from retrieval import Embedder, split_sentences
 
-    _JUDGE = EmbeddingJudge(Embedder(), split_sentences, thresholds, corpus)
+    _PRECISION = embedder.get("precision", _PRECISION)
+    _JUDGE = EmbeddingJudge(Embedder(**embedder), split_sentences, thresholds, corpus)
     _READER = followup  # the key-point model loads at the first follow-up, not for every /explain
 
 
@@ -77,8 +80,14 @@ def _read_point(bite: Bite, point: int, text: str):
         from coach.grading.point_model import PointModel
         from retrieval import split_sentences
 
-        _READER = FollowUpReader(PointModel(), split_sentences, _READER)
+        _READER = FollowUpReader(PointModel(precision=_PRECISION), split_sentences, _READER)
     return _READER.read(bite, point, text)
+
+
+def _net(text: str):
+    from coach.grading import injection
+
+    return injection.check(text)
 
 
 def _ready() -> bool:
@@ -135,6 +144,11 @@ class _Pool:
             self._pool = self._start()
             return await loop.run_in_executor(self._pool, work, *args)
 
+    async def net(self, text: str):
+        """The injection net's reading (`injection.check`): its regexes over a long answer take
+        tens of milliseconds that would otherwise hold the bot's event loop."""
+        return await self._run(_net, text)
+
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
@@ -142,8 +156,8 @@ class _Pool:
 class PooledPointJudge(_Pool):
     """The trained judge in worker processes (with the follow-up reader when `followup` is given)."""
 
-    def __init__(self, thresholds, workers: int = 1, followup=None):
-        super().__init__(_load, (thresholds, followup), workers)
+    def __init__(self, thresholds, workers: int = 1, followup=None, embedder: dict | None = None):
+        super().__init__(_load, (thresholds, followup, embedder or {}), workers)
 
     async def read_point(self, bite: Bite, point: int, text: str):
         return await self._run(_read_point, bite, point, text)
@@ -159,8 +173,9 @@ class PooledEmbeddingJudge(_Pool):
     """The embedding judge in worker processes: `judge` as `EmbeddingJudge.judge`; with
     `followup`, the follow-up reader beside it (`read_point` as `FollowUpReader.read`)."""
 
-    def __init__(self, thresholds, corpus: list[str], workers: int = 1, followup=None):
-        super().__init__(_load_embedding, (thresholds, list(corpus), followup), workers)
+    def __init__(self, thresholds, corpus: list[str], workers: int = 1, followup=None, embedder: dict | None = None):
+        """`embedder`: the worker's Embedder arguments (the bot's own `Embedder.options`)."""
+        super().__init__(_load_embedding, (thresholds, list(corpus), followup, embedder or {}), workers)
 
     async def judge(self, bite: Bite, text: str, net) -> Verdicts:
         return await self._run(_judge_with_net, bite, text, net)
