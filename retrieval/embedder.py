@@ -4,9 +4,10 @@ One Embedder per process: loading the model takes seconds, encoding a short
 answer about 20 ms on two CPU cores.
 
 Precision: where the CPU computes in bfloat16 natively (AVX512-BF16 or AMX), the model runs in
-bf16, about 1.8 times faster than fp32 on a grading's sentences, with vectors within 1e-4 of
-fp32's (cosine >= 0.9998 per word piece; docs/bench/grading_speed.md measures both and how often
-a grade differs). Elsewhere bf16 is emulated and slower, so "auto" keeps fp32 there.
+bf16, about 1.8 times faster than fp32 on a grading's sentences, its vectors at cosine >= 0.9999
+to fp32's per sentence and >= 0.9998 per word piece (docs/grading.md "Speed" has the timings and
+how rarely a grade moves). Elsewhere bf16 is emulated and slower, so "auto" keeps fp32 there.
+The key-point model (coach.grading.point_model) follows the same setting.
 """
 
 from __future__ import annotations

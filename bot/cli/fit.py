@@ -10,6 +10,9 @@ from pathlib import Path
 from coach.grading.point_model import ARTIFACT as POINT_MODEL
 
 DEFAULT_DEV = Path("tests/data/grading_blind_dev.jsonl")
+# Fitted numbers are made in fp32 on every machine, so the artifact is the same wherever it is
+# rebuilt; bf16 grading reads within rounding of them (docs/grading.md "Speed").
+FIT_PRECISION = "fp32"
 # Interview follow-up sets 1 and 2, each read once as a held-out set and then retired to dev.
 _DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 FOLLOWUP_DEV = (_DATA / "interview_followups_dev.jsonl", _DATA / "interview_followups_dev_v2.jsonl")
@@ -58,7 +61,7 @@ def fit_followup(catalog, dev_paths: tuple[Path, ...]):
 
     rows = [json.loads(line) for path in dev_paths for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
-    reader = followup_reader.FollowUpReader(PointModel(POINT_MODEL), split_sentences, None)
+    reader = followup_reader.FollowUpReader(PointModel(POINT_MODEL, precision=FIT_PRECISION), split_sentences, None)
     readings = [reader.reading(catalog.bites[r["bite_id"]], r["point"], r["answer"]) for r in rows]
     gold = [r["status"] for r in rows]
     thresholds = followup_reader.fit(readings, gold)
@@ -73,7 +76,8 @@ def fit_point_judge(catalog, embedder, rows: list[dict], rule):
     from coach.grading.point_model import PointModel
     from retrieval.text import split_sentences
 
-    judge = PointJudge(PointModel(POINT_MODEL), split_sentences, thresholds=None, embedder=embedder)
+    judge = PointJudge(PointModel(POINT_MODEL, precision=FIT_PRECISION), split_sentences, thresholds=None,
+                       embedder=embedder)
     signals = point_calibration.dev_signals(judge, catalog, rows)
     return signals, point_calibration.fit(signals, rule)
 
@@ -103,8 +107,7 @@ def fit_command(args) -> int:
     from retrieval import Embedder
 
     settings = load_settings()
-    fit = fit_grader(default_catalog(), Embedder(settings.embedding_model_path, precision=settings.embedding_precision),
-                     Path(args.dev))
+    fit = fit_grader(default_catalog(), Embedder(settings.embedding_model_path, precision=FIT_PRECISION), Path(args.dev))
     out = Path(args.out) if args.out else ARTIFACT
     save_fit(fit, out)
     if args.json:

@@ -118,7 +118,7 @@ def train(*, out: Path = attempt_reader.ARTIFACT, log=print) -> dict:
     texts, labels, groups, kind_of = examples()
     kinds = dict(zip(groups, kind_of))
     log(f"{len(texts)} pieces ({int(labels.sum())} addressed to the grader) from {len(kinds)} answers and texts")
-    embedder = Embedder()
+    embedder = Embedder(precision="fp32")  # the artifact is the same on every machine (bf16 reads within rounding)
     vectors = embedder.encode(texts)
     encoded = time.perf_counter() - started
     out_of_fold = np.zeros(len(texts))
