@@ -22,6 +22,9 @@ import numpy as np
 from retrieval.text import windows as _windows
 
 PRECISIONS = ("auto", "fp32", "bf16")
+# What fitted artifacts (thresholds, the injection reader) are computed in on every machine, so a
+# rebuild gives the same file wherever it runs; bf16 grading reads within rounding of them.
+FIT_PRECISION = "fp32"
 
 # The model was trained on 128-token inputs and reads at most 256; a window of
 # this many word pieces keeps each piece well inside what it understands.
@@ -136,8 +139,7 @@ class Embedder:
             length = int(row["attention_mask"].sum())
             ids = row["input_ids"][:length].tolist()
             keep = [i for i, token in enumerate(ids) if token not in special]
-            v = row["token_embeddings"][:length].detach().float().numpy()[keep].astype(np.float32)
-            v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+            v = _normalized(row["token_embeddings"][:length].detach().float().numpy()[keep])
             tokens.append((self._tokenizer.convert_ids_to_tokens([ids[i] for i in keep]), v))
             pooled.append(row["sentence_embedding"].detach().float().numpy())
         return _normalized(np.vstack(pooled)), tokens
@@ -157,6 +159,7 @@ class Embedder:
         """Hash of every file of the model folder (names and bytes) and of the precision it runs
         in: a new model, or one computing differently, means a new index."""
         if self._fingerprint is None:
+            # fp32 adds nothing, so an index built before precisions existed is still found.
             digest = hashlib.sha256(b"" if self.precision == "fp32" else self.precision.encode())
             for path in sorted(p for p in self.model_path.rglob("*") if p.is_file()):
                 digest.update(str(path.relative_to(self.model_path)).encode())

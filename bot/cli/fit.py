@@ -8,11 +8,9 @@ import sys
 from pathlib import Path
 
 from coach.grading.point_model import ARTIFACT as POINT_MODEL
+from retrieval.embedder import FIT_PRECISION
 
 DEFAULT_DEV = Path("tests/data/grading_blind_dev.jsonl")
-# Fitted numbers are made in fp32 on every machine, so the artifact is the same wherever it is
-# rebuilt; bf16 grading reads within rounding of them (docs/grading.md "Speed").
-FIT_PRECISION = "fp32"
 # Interview follow-up sets 1 and 2, each read once as a held-out set and then retired to dev.
 _DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 FOLLOWUP_DEV = (_DATA / "interview_followups_dev.jsonl", _DATA / "interview_followups_dev_v2.jsonl")

@@ -112,13 +112,13 @@ def train(*, out: Path = attempt_reader.ARTIFACT, log=print) -> dict:
 
     from sklearn.model_selection import GroupKFold
 
-    from retrieval.embedder import Embedder
+    from retrieval.embedder import FIT_PRECISION, Embedder
 
     started = time.perf_counter()
     texts, labels, groups, kind_of = examples()
     kinds = dict(zip(groups, kind_of))
     log(f"{len(texts)} pieces ({int(labels.sum())} addressed to the grader) from {len(kinds)} answers and texts")
-    embedder = Embedder(precision="fp32")  # the artifact is the same on every machine (bf16 reads within rounding)
+    embedder = Embedder(precision=FIT_PRECISION)
     vectors = embedder.encode(texts)
     encoded = time.perf_counter() - started
     out_of_fold = np.zeros(len(texts))

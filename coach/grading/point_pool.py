@@ -22,7 +22,7 @@ from content import Bite
 log = logging.getLogger(__name__)
 _JUDGE = None  # the worker's own judge, loaded by `_load` or `_load_embedding`
 _READER = None  # the worker's follow-up reader (coach.grading.followup_reader), or its thresholds until first used
-_PRECISION = "auto"  # the models' arithmetic, as the bot's embedder runs (retrieval.embedder)
+_PRECISION = "auto"  # the worker's embedder's arithmetic, for the key-point model loaded later (retrieval.embedder)
 NICE = 10  # below the bot: quiz replies first
 
 
@@ -36,7 +36,7 @@ def _worker_start(parent: int) -> None:
         pass
 
 
-def _load(thresholds, followup, embedder: dict, parent: int) -> None:
+def _load(thresholds, followup, embedder_options: dict, parent: int) -> None:
     global _JUDGE, _READER, _PRECISION
     _worker_start(parent)
     from coach.grading.followup_reader import FollowUpReader
@@ -44,20 +44,22 @@ def _load(thresholds, followup, embedder: dict, parent: int) -> None:
     from coach.grading.point_model import PointModel
     from retrieval import Embedder, split_sentences
 
-    _PRECISION = embedder.get("precision", _PRECISION)
-    _JUDGE = PointJudge(PointModel(precision=_PRECISION), split_sentences, thresholds, embedder=Embedder(**embedder))
+    embedder = Embedder(**embedder_options)
+    _PRECISION = embedder.precision
+    _JUDGE = PointJudge(PointModel(precision=_PRECISION), split_sentences, thresholds, embedder=embedder)
     if followup is not None:
         _READER = FollowUpReader(_JUDGE.model, split_sentences, followup)
 
 
-def _load_embedding(thresholds, corpus: list[str], followup, embedder: dict, parent: int) -> None:
+def _load_embedding(thresholds, corpus: list[str], followup, embedder_options: dict, parent: int) -> None:
     global _JUDGE, _READER, _PRECISION
     _worker_start(parent)
     from coach.grading.embedding_judge import EmbeddingJudge
     from retrieval import Embedder, split_sentences
 
-    _PRECISION = embedder.get("precision", _PRECISION)
-    _JUDGE = EmbeddingJudge(Embedder(**embedder), split_sentences, thresholds, corpus)
+    embedder = Embedder(**embedder_options)
+    _PRECISION = embedder.precision
+    _JUDGE = EmbeddingJudge(embedder, split_sentences, thresholds, corpus)
     _READER = followup  # the key-point model loads at the first follow-up, not for every /explain
 
 
