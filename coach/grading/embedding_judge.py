@@ -105,7 +105,7 @@ def composed_pairs(vectors: np.ndarray, tokens: list) -> tuple[np.ndarray, list]
     """The adjacent pairs of `answer_units` read from their pieces, without a second pass of the
     model: a pair's vector is its two pieces' vectors weighted by their lengths (as mean pooling
     over both would weigh them, less the context across the break), its word pieces the two
-    pieces' own. The pairs were two thirds of a grading's model work; docs/grading.md "Speed"
+    pieces' own. The pairs were about half of a grading's model work; docs/grading.md "Speed"
     has what reading them this way changes."""
     if len(vectors) < 2:
         return np.zeros((0, vectors.shape[1]), dtype=np.float32), []
