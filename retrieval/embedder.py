@@ -52,7 +52,7 @@ def resolve_precision(precision: str) -> str:
     return precision
 
 
-def _normalized(vectors: np.ndarray) -> np.ndarray:
+def normalized(vectors: np.ndarray) -> np.ndarray:
     """Unit rows in float32, normalised after leaving bf16 (so both readings of a text agree)."""
     vectors = np.asarray(vectors, dtype=np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
@@ -116,7 +116,7 @@ class Embedder:
             vectors = self._model.encode(
                 list(texts), batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=False,
             )
-        return _normalized(vectors.float().numpy())
+        return normalized(vectors.float().numpy())
 
     def token_vectors(self, texts: list[str]) -> list[tuple[list[str], np.ndarray]]:
         """Per text, its word pieces and their contextual vectors (L2-normalised rows), without
@@ -139,10 +139,10 @@ class Embedder:
             length = int(row["attention_mask"].sum())
             ids = row["input_ids"][:length].tolist()
             keep = [i for i, token in enumerate(ids) if token not in special]
-            v = _normalized(row["token_embeddings"][:length].detach().float().numpy()[keep])
+            v = normalized(row["token_embeddings"][:length].detach().float().numpy()[keep])
             tokens.append((self._tokenizer.convert_ids_to_tokens([ids[i] for i in keep]), v))
             pooled.append(row["sentence_embedding"].detach().float().numpy())
-        return _normalized(np.vstack(pooled)), tokens
+        return normalized(np.vstack(pooled)), tokens
 
     def word_pieces(self, text: str) -> list[str]:
         with self._lock:

@@ -23,6 +23,7 @@ from coach.grading.models import KeyPointVerdict, Verdicts
 from coach.grading.red_flags import correct_texts, red_flag_texts
 from coach.grading.token_match import TokenMatcher
 from content import Bite
+from retrieval.embedder import normalized
 
 
 # Similarity to a known injection phrasing: a safety net behind the regexes, set by hand (not
@@ -94,10 +95,9 @@ def answer_units(pieces: list[str]) -> list[str]:
 def _joined(a: str, b: str) -> str:
     """Two adjacent pieces as the answer says them: the windows of a long sentence overlap, and
     shown as evidence, "a b" would repeat the shared words (a quote the candidate never said)."""
-    a_words, b_words = a.split(), b.split()
-    for shared in range(min(len(a_words), len(b_words)) - 1, WINDOW_WORDS - WINDOW_STRIDE - 1, -1):
-        if a_words[-shared:] == b_words[:shared]:
-            return " ".join(a_words + b_words[shared:])
+    a_words, b_words, shared = a.split(), b.split(), WINDOW_WORDS - WINDOW_STRIDE
+    if min(len(a_words), len(b_words)) > shared and a_words[-shared:] == b_words[:shared]:
+        return " ".join(a_words + b_words[shared:])
     return f"{a} {b}"
 
 
@@ -111,10 +111,8 @@ def composed_pairs(vectors: np.ndarray, tokens: list) -> tuple[np.ndarray, list]
         return np.zeros((0, vectors.shape[1]), dtype=np.float32), []
     lengths = np.array([len(t) + 2 for _, t in tokens], dtype=np.float32)[:, None]  # + [CLS] and [SEP]
     weighted = vectors * lengths
-    pairs = weighted[:-1] + weighted[1:]
-    pairs /= np.maximum(np.linalg.norm(pairs, axis=1, keepdims=True), 1e-12)
     joined = [(a_pieces + b_pieces, np.vstack([a, b])) for (a_pieces, a), (b_pieces, b) in zip(tokens, tokens[1:])]
-    return pairs.astype(np.float32), joined
+    return normalized(weighted[:-1] + weighted[1:]), joined
 
 
 def idf_texts(bite: Bite) -> tuple[str, ...]:
@@ -169,8 +167,8 @@ class EmbeddingJudge:
         pieces = text_pieces(answer, self._split)
         sentence_vectors, piece_tokens = self._embedder.encode_with_tokens(pieces)
         pair_vectors, pair_tokens = composed_pairs(sentence_vectors, piece_tokens)
-        units, unit_vectors = answer_units(pieces), np.vstack([sentence_vectors, pair_vectors])
-        unit_tokens = piece_tokens + pair_tokens
+        units = answer_units(pieces)
+        unit_vectors, unit_tokens = np.vstack([sentence_vectors, pair_vectors]), piece_tokens + pair_tokens
         vectors = self._bite_vectors(bite)
         answer_tokens = self._tokens.encode_answer(answer)
         return AnswerSimilarities(
