@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.retrieval [--out docs/bench/retrieval.md] [--skip-synthetic]
 
 Quality on tests/data/retrieval_{dev,test}.jsonl for the embedding retriever (and, with two
-tracks live, retrieval_llm_test_v4.jsonl and retrieval_cross_track_v4.jsonl per track),
+tracks live, retrieval_llm_test_v5.jsonl and retrieval_cross_track_v5.jsonl per track),
 BM25 and their reciprocal-rank fusion; what to embed per bite (dev only); the
 off-topic threshold (calibrated on dev, reported on test); query latency; and
 flat vs HNSW FAISS indexes on 42 / 10,000 / 100,000 synthetic vectors.
@@ -56,8 +56,9 @@ def quality(rankings: list[list[str]], labels: list[str]) -> dict:
 # Issue #29's held-out sets. Their first versions were read once (2026-12-03) and then joined dev,
 # as tests/data/README-retrieval.md records. v2, written after that read, was read once and joined
 # dev in turn; v3, written after the v2 read, was read once after the third refit and joined dev
-# at the fourth (which changed no setting); v4, written after the v3 read, is read after it.
-HELD_OUT_PER_TRACK = ("llm_test_v4", "cross_track_v4")
+# at the fourth (which changed no setting); v4, written after the v3 read, was read after it and
+# joined dev at the fifth; v5, written after the v4 read, is read after that.
+HELD_OUT_PER_TRACK = ("llm_test_v5", "cross_track_v5")
 
 # A real answer refused as off-topic loses the member's attempt (they must pick a bite); an
 # off-topic text let through is graded against its nearest bite and scores low. So the threshold

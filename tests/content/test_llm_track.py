@@ -83,6 +83,9 @@ RETRIEVAL_HELD_OUT = {
     # Written after v3 was read; read once after the fourth refit (2026-12-04), spent.
     "retrieval_llm_test_v4.jsonl": "600d207fb9eba7e0a0fe7c837b1f6cc88e69b226aca58b622d18016522dba4ba",
     "retrieval_cross_track_v4.jsonl": "6cfbbb4a8554b1c5c531150cebcdd726f1a7f11f5e5fc7cda0b6d95c84c5b465",
+    # Written after v4 was read (2026-12-04, new helpers, titles only); read once after the fifth refit.
+    "retrieval_llm_test_v5.jsonl": "3eb7314bbe575e2570a01ac21130da603be434d4cb7fb72f90652c6344c8050d",
+    "retrieval_cross_track_v5.jsonl": "1f736023a8867b9a43e97868279266340750a307dc5164031a491ff5df938a5d",
 }
 
 
@@ -105,5 +108,6 @@ def test_the_spent_retrieval_sets_joined_dev():
     dev = set((DATA / "retrieval_dev.jsonl").read_text().splitlines())
     for name in ("retrieval_llm_test.jsonl", "retrieval_cross_track.jsonl",
                  "retrieval_llm_test_v2.jsonl", "retrieval_cross_track_v2.jsonl",
-                 "retrieval_llm_test_v3.jsonl", "retrieval_cross_track_v3.jsonl"):
+                 "retrieval_llm_test_v3.jsonl", "retrieval_cross_track_v3.jsonl",
+                 "retrieval_llm_test_v4.jsonl", "retrieval_cross_track_v4.jsonl"):
         assert set((DATA / name).read_text().splitlines()) <= dev
