@@ -121,14 +121,16 @@ class Services:
         return self._grader.llm_status.summary()
 
     async def warm_up(self) -> None:
-        """Load the models in the background at start so the first /explain is quick."""
+        """Load the models, and let the grading workers build every bite's reference vectors, in
+        the background at start so that no member's first /explain pays for them."""
         started = time.perf_counter()
         try:
-            await self.grader()
+            grader = await self.grader()
+            warm = grader is not None and await grader.warmed()
         except Exception:  # a broken model must not stop the bot; /explain reports it
             log.exception("warm-up failed")
         else:
-            log.warning("models loaded", extra={"seconds": round(time.perf_counter() - started, 1)})
+            log.warning("models loaded", extra={"seconds": round(time.perf_counter() - started, 1), "warm": warm})
 
     async def purge_expired_state(self) -> int:
         """Delete expired cool-down uses, drafts, confirmations, claims and notices (the

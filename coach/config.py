@@ -104,6 +104,10 @@ class Settings(BaseSettings):
     grader_workers: int = Field(
         1, ge=0, le=8, description="Processes that run the CPU grader (each loads its model); 0 grades in-process."
     )
+    grader_warm_up: bool = Field(
+        True, description="Grading workers build every bite's reference vectors, and load the follow-up reader's "
+        "model, at start beside their gradings (about 15 s of one core) instead of at each bite's first grading."
+    )
     picture_workers: int = Field(
         1, ge=0, le=8, description="Processes that draw the pictures (/stats, the weekly post); 0 draws in-process."
     )

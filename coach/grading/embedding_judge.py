@@ -163,6 +163,10 @@ class EmbeddingJudge:
             )
         return self._bites[key]
 
+    def warm(self, bite: Bite) -> None:
+        """Build the bite's reference vectors now rather than at its first grading."""
+        self._bite_vectors(bite)
+
     def similarities(self, bite: Bite, answer: str) -> "AnswerSimilarities":
         pieces = text_pieces(answer, self._split)
         sentence_vectors, piece_tokens = self._embedder.encode_with_tokens(pieces)
@@ -210,7 +214,9 @@ class EmbeddingJudge:
         sims = self.similarities(bite, answer)
         verdicts = decide(bite, sims, self.thresholds, net=net if net is not None else injection.check(answer))
         # Evidence is the phrase that supports the point, and the answer's own span of it.
-        phrases = iter(self._phrases([(kp.point, kp.evidence) for kp in verdicts.key_points if kp.evidence]))
+        point_vectors = self._bite_vectors(bite).key_points  # verdicts come in the bite's order
+        phrases = iter(self._phrases([(v, kp.evidence) for v, kp in zip(point_vectors, verdicts.key_points)
+                                      if kp.evidence]))
         points = [
             kp.model_copy(update={"evidence": find_quote(next(phrases), answer) or kp.evidence}) if kp.evidence else kp
             for kp in verdicts.key_points
@@ -229,21 +235,21 @@ class EmbeddingJudge:
         near = bool(((self._injection_vectors @ vectors.T) >= INJECTION_SIMILARITY).any())
         return injection.without_model(net, near, self._read_attempt(pieces, vectors, answer))
 
-    def _phrases(self, pairs: list[tuple[str, str]]) -> list[str]:
-        """Per (point, matching unit): the unit's clause closest to the point when the unit is
-        long, else the unit. All clauses of one answer are encoded in one call."""
+    def _phrases(self, pairs: list[tuple[np.ndarray, str]]) -> list[str]:
+        """Per (point's vector, matching unit): the unit's clause closest to the point when the
+        unit is long, else the unit. All clauses of one answer are encoded in one call."""
         split = [[c.strip() for c in _CLAUSE_BREAK.split(unit) if len(c.split()) >= MIN_CLAUSE_WORDS]
                  for _, unit in pairs]
         cut = [len(unit.split()) > MAX_EVIDENCE_WORDS and len(clauses) >= 2 for (_, unit), clauses in zip(pairs, split)]
-        texts = [text for (point, _), clauses, c in zip(pairs, split, cut) if c for text in (point, *clauses)]
-        vectors, start, phrases = self._embedder.encode(texts), 0, []
-        for (_, unit), clauses, c in zip(pairs, split, cut):
+        vectors = self._embedder.encode([text for clauses, c in zip(split, cut) if c for text in clauses])
+        start, phrases = 0, []
+        for (point, unit), clauses, c in zip(pairs, split, cut):
             if not c:
                 phrases.append(unit)
                 continue
-            point, rows = vectors[start], vectors[start + 1:start + 1 + len(clauses)]
+            rows = vectors[start:start + len(clauses)]
             phrases.append(clauses[int(np.argmax(rows @ point))])
-            start += 1 + len(clauses)
+            start += len(clauses)
         return phrases
 
 @dataclass(frozen=True)

@@ -497,8 +497,9 @@ def _reasons(text: str) -> tuple[list[str], list[str]]:
     norm = normalize(text)
     # What the speaker says in their own voice; strings inside JSON are not a citation.
     said = norm if _JSON_KEY.search(norm) else _QUOTED.sub(" ", norm)
-    sure = _word_reasons(said) + _grade_claims(said)
-    cited = [r for r in _word_reasons(norm) if r not in sure]
+    said_words = _word_reasons(said)
+    sure = said_words + _grade_claims(said)
+    cited = [r for r in (said_words if said == norm else _word_reasons(norm)) if r not in sure]
     if _ATTACK_TALK.search(norm):
         cited += [r for r in sure if r in _OVERRIDES]
         sure = [r for r in sure if r not in _OVERRIDES]
@@ -507,7 +508,8 @@ def _reasons(text: str) -> tuple[list[str], list[str]]:
         cited += [r for r in text_sure if r in CHAT_TEMPLATE_TOKENS]
         text_sure = [r for r in text_sure if r not in CHAT_TEMPLATE_TOKENS]
     sure += text_sure
-    sure += [rx.pattern for rx in _OTHER_LANGUAGE_RE if rx.search(norm) or rx.search(script_text(text))]
+    script = script_text(text)
+    sure += [rx.pattern for rx in _OTHER_LANGUAGE_RE if rx.search(norm) or rx.search(script)]
     alnum = "".join(ch for ch in said if ch.isalnum())
     sure += [s for s in _SQUASHED_WITH_DIGITS if s in alnum]
     readings = _readings(norm)

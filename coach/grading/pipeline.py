@@ -103,7 +103,8 @@ class Grader:
             from coach.grading.point_pool import PooledEmbeddingJudge
 
             pool = PooledEmbeddingJudge(fit.thresholds, idf_corpus(catalog), settings.grader_workers, followup,
-                                        embedder=topics.embedder.options)
+                                        embedder=topics.embedder.options,
+                                        warm=tuple(catalog.bites.values()) if settings.grader_warm_up else ())
         # The follow-up reader runs beside the CPU judge, in its worker processes when it has them.
         reader = next((j for j in (point_judge, pool) if hasattr(j, "read_point")), None) if followup else None
         if followup and reader is None:
@@ -112,6 +113,18 @@ class Grader:
                    point_judge=point_judge, cpu_judge=settings.cpu_judge, embedding_pool=pool, followup_reader=reader)
 
     # --- public ----------------------------------------------------------------------
+
+    async def warmed(self, timeout_s: float = 300.0) -> bool:
+        """Wait (polling) until the grading workers have built every bite's reference vectors:
+        their warm-up runs beside gradings, so only a caller that wants a warm bot waits for it.
+        With several workers this asks whichever answers, so it is a good sign, not a proof."""
+        wait = getattr(self.embedding_pool, "warmed", None)
+        deadline = time.monotonic() + timeout_s
+        while wait is not None and not await wait():
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.5)
+        return True
 
     async def grade(self, answer: str, bite_id: str | None = None) -> GradeResult:
         return (await self.grade_timed(answer, bite_id)).result

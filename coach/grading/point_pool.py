@@ -13,6 +13,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -23,6 +24,8 @@ log = logging.getLogger(__name__)
 _JUDGE = None  # the worker's own judge, loaded by `_load` or `_load_embedding`
 _READER = None  # the worker's follow-up reader (coach.grading.followup_reader), or its thresholds until first used
 _PRECISION = "auto"  # the worker's embedder's arithmetic, for the key-point model loaded later (retrieval.embedder)
+_WARMING: threading.Thread | None = None  # the worker's warm-up (`_warm`), when it was asked for one
+_READER_LOCK = threading.Lock()  # the warm-up and a follow-up may both want the reader's model first
 NICE = 10  # below the bot: quiz replies first
 
 
@@ -51,8 +54,9 @@ def _load(thresholds, followup, embedder_options: dict, parent: int) -> None:
         _READER = FollowUpReader(_JUDGE.model, split_sentences, followup)
 
 
-def _load_embedding(thresholds, corpus: list[str], followup, embedder_options: dict, parent: int) -> None:
-    global _JUDGE, _READER, _PRECISION
+def _load_embedding(thresholds, corpus: list[str], followup, embedder_options: dict, warm: tuple[Bite, ...],
+                    parent: int) -> None:
+    global _JUDGE, _READER, _PRECISION, _WARMING
     _worker_start(parent)
     from coach.grading.embedding_judge import EmbeddingJudge
     from retrieval import Embedder, split_sentences
@@ -60,7 +64,25 @@ def _load_embedding(thresholds, corpus: list[str], followup, embedder_options: d
     embedder = Embedder(**embedder_options)
     _PRECISION = embedder.precision
     _JUDGE = EmbeddingJudge(embedder, split_sentences, thresholds, corpus)
-    _READER = followup  # the key-point model loads at the first follow-up, not for every /explain
+    _READER = followup  # without a warm-up, the key-point model loads at the first follow-up
+    if warm:
+        _WARMING = threading.Thread(target=_warm, args=(warm,), name="grading-warm-up", daemon=True)
+        _WARMING.start()
+
+
+def _warm(bites: tuple[Bite, ...]) -> None:
+    """On a thread beside the gradings (they share the embedder's lock, so a grading waits for
+    one bite's encoding at most): every bite's reference vectors, then the follow-up reader's
+    model. Built on first use instead, they made the first grading of each bite about twice as
+    slow and the first follow-up wait seconds for the model (docs/grading.md, "Speed")."""
+    for bite in bites:
+        _JUDGE.warm(bite)
+    if _READER is not None:
+        _reader()
+
+
+def _warmed() -> bool:
+    return _WARMING is None or not _WARMING.is_alive()
 
 
 def _judge(bite: Bite, text: str) -> Verdicts:
@@ -76,14 +98,20 @@ def _explains(bite: Bite, text: str) -> bool:
 
 
 def _read_point(bite: Bite, point: int, text: str):
-    global _READER
-    if not hasattr(_READER, "read"):  # still the thresholds: load the reader's model now
-        from coach.grading.followup_reader import FollowUpReader
-        from coach.grading.point_model import PointModel
-        from retrieval import split_sentences
+    return _reader().read(bite, point, text)
 
-        _READER = FollowUpReader(PointModel(precision=_PRECISION), split_sentences, _READER)
-    return _READER.read(bite, point, text)
+
+def _reader():
+    """The follow-up reader, its model loaded on first use (or by the warm-up)."""
+    global _READER
+    with _READER_LOCK:
+        if not hasattr(_READER, "read"):  # still the thresholds: load the reader's model now
+            from coach.grading.followup_reader import FollowUpReader
+            from coach.grading.point_model import PointModel
+            from retrieval import split_sentences
+
+            _READER = FollowUpReader(PointModel(precision=_PRECISION), split_sentences, _READER)
+        return _READER
 
 
 def _net(text: str):
@@ -175,9 +203,15 @@ class PooledEmbeddingJudge(_Pool):
     """The embedding judge in worker processes: `judge` as `EmbeddingJudge.judge`; with
     `followup`, the follow-up reader beside it (`read_point` as `FollowUpReader.read`)."""
 
-    def __init__(self, thresholds, corpus: list[str], workers: int = 1, followup=None, embedder: dict | None = None):
-        """`embedder`: the worker's Embedder arguments (the bot's own `Embedder.options`)."""
-        super().__init__(_load_embedding, (thresholds, list(corpus), followup, embedder or {}), workers)
+    def __init__(self, thresholds, corpus: list[str], workers: int = 1, followup=None, embedder: dict | None = None,
+                 warm: tuple[Bite, ...] = ()):
+        """`embedder`: the worker's Embedder arguments (the bot's own `Embedder.options`); `warm`:
+        the bites whose reference vectors each worker builds at start, beside its gradings."""
+        super().__init__(_load_embedding, (thresholds, list(corpus), followup, embedder or {}, tuple(warm)), workers)
+
+    async def warmed(self) -> bool:
+        """Whether the worker that answers has finished its warm-up (or was given none)."""
+        return await self._run(_warmed)
 
     async def judge(self, bite: Bite, text: str, net) -> Verdicts:
         return await self._run(_judge_with_net, bite, text, net)

@@ -35,6 +35,7 @@ def bot_environment(fake, workdir: Path, **settings: str) -> dict[str, str]:
         HF_HUB_OFFLINE="1",
         TRANSFORMERS_OFFLINE="1",
         OMP_NUM_THREADS="1",  # leave a core for the test process and the fake
+        GRADER_WARM_UP="false",  # ~15 s of a core per start; tests/grading/test_embedding_pool.py covers it
         PYTHONUNBUFFERED="1",
         DISCORD_IDENTIFY_WINDOW_S=str(IDENTIFY_WINDOW_S),
     )
