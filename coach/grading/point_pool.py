@@ -82,6 +82,7 @@ def _warm(bites: tuple[Bite, ...]) -> None:
 
 
 def _warmed() -> bool:
+    """Whether this worker's warm-up is over (or it was given none)."""
     return _WARMING is None or not _WARMING.is_alive()
 
 
