@@ -108,6 +108,5 @@ def test_the_spent_retrieval_sets_joined_dev():
     dev = set((DATA / "retrieval_dev.jsonl").read_text().splitlines())
     for name in ("retrieval_llm_test.jsonl", "retrieval_cross_track.jsonl",
                  "retrieval_llm_test_v2.jsonl", "retrieval_cross_track_v2.jsonl",
-                 "retrieval_llm_test_v3.jsonl", "retrieval_cross_track_v3.jsonl",
-                 "retrieval_llm_test_v4.jsonl", "retrieval_cross_track_v4.jsonl"):
+                 "retrieval_llm_test_v3.jsonl", "retrieval_cross_track_v3.jsonl"):
         assert set((DATA / name).read_text().splitlines()) <= dev
