@@ -109,11 +109,12 @@ def ref_checkout(rev: str) -> Path:
 
 
 async def start_bot(fake: FakeDiscord, folder: Path, code: Path = REPO, profile: Path | None = None,
-                    warm: bool = True):
+                    warm: bool = True, settings: dict[str, str] | None = None):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "LLM_"))}
     env.update(DISCORD_TOKEN=fake.token, DISCORD_API_BASE=fake.api_base, DISCORD_GATEWAY_URL=fake.gateway_url,
                DATABASE_URL=f"sqlite+aiosqlite:///{folder}/coach.db", DATA_DIR=str(folder), LLM_ENABLED="false",
                METRICS_PORT="0", LOG_FORMAT="json", PYTHONPATH=str(code))
+    env.update(settings or {})
     log = open(folder / "bot.log", "w")
     python = str(REPO / ".venv" / "bin" / "python")
     command = [python, "-m", "bot.cli", "run"]
@@ -304,15 +305,16 @@ def summarize(fake: FakeDiscord, samples) -> dict[str, dict]:
 async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, duration: float,
               think: tuple[float, float], code: Path = REPO, profile: Path | None = None, warm: bool = True,
               extras: tuple[tuple[str, float], ...] = EXTRAS, spy: Path | None = None,
-              rounds: int | None = None) -> dict:
+              rounds: int | None = None, settings: dict[str, str] | None = None) -> dict:
     """`rounds`: each user runs this many quizzes (each followed by its extras), then stops. With
     `duration=math.inf` as well, the work done does not depend on how fast the machine is (the
-    test's use: a slow machine cannot leave an interaction kind out of the report)."""
+    test's use: a slow machine cannot leave an interaction kind out of the report). `settings`:
+    environment settings for the bot (a variant of the same code, run side by side)."""
     fake = await FakeDiscord().start()
     servers = [fake.add_guild(f"Server {i}") for i in range(guilds)]
     closed = mode == "closed"
     with tempfile.TemporaryDirectory() as folder:
-        proc, log = await start_bot(fake, Path(folder), code, profile, warm)
+        proc, log = await start_bot(fake, Path(folder), code, profile, warm, settings)
         try:
             idle_rss = rss_kib(proc.pid, "VmRSS")
             rng = random.Random(seed)
@@ -345,6 +347,7 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
                 await proc.wait()
             log.close()
             (Path(tempfile.gettempdir()) / "bot_load.log").write_text((Path(folder) / "bot.log").read_text())
+            pipeline_ms = grading_times(Path(folder) / "coach.db")
     await fake.stop()
     failures = [r for r in results if isinstance(r, BaseException)]
     for failure in failures[:3]:
@@ -354,13 +357,46 @@ async def run(users: int, guilds: int, seed: int, *, mode: str, arrive: float, d
     bot_cpu = cpu_after.get(proc.pid, 0.0) - cpu_before.get(proc.pid, 0.0)
     workers_cpu = sum(v - cpu_before.get(p, 0.0) for p, v in cpu_after.items() if p != proc.pid)
     return {
-        "code": "this checkout" if code == REPO else code.name.removeprefix("bot_load_ref_"),
+        "code": ("this checkout" if code == REPO else code.name.removeprefix("bot_load_ref_"))
+                + "".join(f", {k}={v}" for k, v in (settings or {}).items()),
         "mode": mode, "users": users, "kinds": kinds, "failed_users": len(failures), "elapsed_s": elapsed,
         "busy": dict(load.busy),
         "per_s": handled / elapsed, "bot_cpu_s": bot_cpu, "workers_cpu_s": workers_cpu,
         "cpu_ms_per_interaction": 1000 * bot_cpu / max(handled, 1),
         "idle_rss_mib": idle_rss / 1024, "peak_rss_mib": peak_rss / 1024, "spy": spy,
+        "slowest": slowest_gradings(fake, load.samples, pipeline_ms),
     }
+
+
+def grading_times(database: Path) -> dict[str, int]:
+    """attempt key → the grading pipeline's own time (ms, `attempts.latency_ms`): from the
+    answer entering the pipeline to its verdicts scored, so after the admission queue."""
+    import sqlite3
+
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute("SELECT attempt_key, latency_ms FROM attempts WHERE attempt_key IS NOT NULL")
+        return {key: latency for key, latency in rows}
+
+
+def slowest_gradings(fake: FakeDiscord, samples, pipeline_ms: dict[str, int], top: int = 6) -> list[dict]:
+    """Where the slowest `/explain` replies spent their time: the pipeline's own time (worker
+    queue and grading), the rest (admission queue, storing, rendering, Discord), the answer's
+    length, and how many gradings were already in flight when it was sent."""
+    graded = [r for k, r in samples if k in ("/explain", "interview turn")]
+    spans = [(r.dispatched_at, r.dispatched_at + t) for r in graded if (t := reply_time(fake, r)) is not None]
+    rows = []
+    for kind, record in samples:
+        reply = reply_time(fake, record)
+        if kind != "/explain" or reply is None:
+            continue
+        data = record.payload["data"]
+        bite_id = data["custom_id"].removeprefix("m:")
+        answer = data["components"][0]["components"][0]["value"]
+        pipeline = pipeline_ms.get(f"{record.payload['id']}:{bite_id}")
+        at = record.dispatched_at
+        rows.append({"id": record.payload["id"], "at": at, "reply_ms": 1000 * reply, "pipeline_ms": pipeline, "words": len(answer.split()),
+                     "in_flight": sum(1 for start, end in spans if start < at < end)})
+    return sorted(rows, key=lambda row: -row["reply_ms"])[:top]
 
 
 # ----- the report ----------------------------------------------------------------------------
@@ -440,8 +476,23 @@ def report(rows: list[dict], command: str, where: str) -> str:
         "divided by the interactions it acknowledged (worker processes excluded: the grader, picture and speech workers' CPU is "
         + ", ".join(f"{r['workers_cpu_s']:.1f} s" for r in rows) + " in the runs above).",
         "",
+        *slowest_section(rows),
         *profiles_section(rows),
     ])
+
+
+def slowest_section(rows: list[dict]) -> list[str]:
+    lines = ["The slowest `/explain` replies of each run: pipeline = the grading pipeline's own time (`attempts."
+             "latency_ms`: waiting in the worker and grading), the rest = the admission queue, storing, rendering "
+             "and Discord; in flight = gradings (answers and turns) already sent and not yet answered.", "",
+             "| code | users | reply | pipeline | rest | words | in flight |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        for g in r.get("slowest", []):
+            pipeline = g["pipeline_ms"]
+            rest = f"{g['reply_ms'] - pipeline:.0f} ms" if pipeline is not None else "–"
+            lines.append(f"| {r['code']} | {r['users']} | {g['reply_ms']:.0f} ms | "
+                         f"{'–' if pipeline is None else f'{pipeline} ms'} | {rest} | {g['words']} | {g['in_flight']} |")
+    return lines + [""]
 
 
 async def main() -> None:
@@ -459,14 +510,18 @@ async def main() -> None:
     parser.add_argument("--profile", type=Path, default=None, help="cProfile the bot into DIR/<code>-<users>.prof")
     parser.add_argument("--py-spy", type=Path, default=None, dest="spy",
                         help="py-spy the bot over each measured window into DIR/<code>-<users>.txt")
+    parser.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE",
+                        help="also run this checkout with this setting (repeat for several in one variant)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    codes = ([ref_checkout(args.ref)] if args.ref else []) + [REPO]
+    variant = dict(item.split("=", 1) for item in args.variant)
+    codes = [(ref_checkout(args.ref), None)] if args.ref else []
+    codes += [(REPO, None)] + ([(REPO, variant)] if variant else [])
     where = machine()
     rows = []
     for users in args.users:
-        for code in codes:
-            name = f"{'ref' if code != REPO else 'this'}-{users}"
+        for number, (code, settings) in enumerate(codes):
+            name = f"{'ref' if code != REPO else 'this'}-{users}" + (f"-variant{number}" if settings else "")
             profile = spy = None
             if args.profile:
                 args.profile.mkdir(parents=True, exist_ok=True)
@@ -475,7 +530,8 @@ async def main() -> None:
                 args.spy.mkdir(parents=True, exist_ok=True)
                 spy = args.spy.resolve() / f"{name}.txt"
             row = await run(users, args.guilds, args.seed, mode=args.mode, arrive=args.arrive,
-                            duration=args.duration, think=tuple(args.think), code=code, profile=profile, spy=spy)
+                            duration=args.duration, think=tuple(args.think), code=code, profile=profile, spy=spy,
+                            settings=settings)
             print({k: v for k, v in row.items() if k != "kinds"}, row["kinds"]["all"], flush=True)
             rows.append(row)
     command = "  ".join([".venv/bin/python -m bench.bot_load"] + [" ".join(sys.argv[1:])])

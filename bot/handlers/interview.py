@@ -80,14 +80,19 @@ class InterviewHandlers(Capability):
         flow = await self._flow()
         if flow is None:
             return notice(texts.GRADING_UNAVAILABLE, outcome="grading_unavailable")
-        # A member mid-interview goes before a waiting /explain (coach/grading/admission.py).
+        # A member mid-interview goes before a waiting /explain (coach/grading/admission.py). The
+        # slot covers the grading only: the reply (a finished interview's scorecard picture is
+        # drawn in the picture pool) is made after it is given back, so no /explain waits for it.
         async with self.services.grading_queue.slot(urgent=True) as admitted:
-            if not admitted:  # the turn stays open: the member answers it again
-                step = flow.where(await self.coach.interviews.get(interview_id, actor.user_id))
-                if step.outcome == "finished":
-                    return await self._show(flow, step, actor)
-                return render.asking(step, flow.question_text(step.state), note=texts.GRADING_BUSY + "\n\n")
-            return await self._show(flow, await flow.answer(actor.user_id, interview_id, turn, text), actor)
+            if admitted:
+                step = await flow.answer(actor.user_id, interview_id, turn, text)
+        if admitted:
+            return await self._show(flow, step, actor)
+        # The queue was full: the turn stays open and the member answers it again.
+        step = flow.where(await self.coach.interviews.get(interview_id, actor.user_id))
+        if step.outcome == "finished":
+            return await self._show(flow, step, actor)
+        return render.asking(step, flow.question_text(step.state), note=texts.GRADING_BUSY + "\n\n")
 
     async def pass_turn(self, actor: Actor, interview_id: int, turn: int) -> Reply:
         flow = InterviewFlow(self.coach, None)  # passing grades nothing

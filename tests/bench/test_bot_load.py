@@ -7,7 +7,7 @@ and its extras however long that takes, so a slow machine cannot leave a kind ou
 import asyncio
 import math
 
-from bench.bot_load import EXTRAS, KINDS, kinds_table, run, summary_table
+from bench.bot_load import EXTRAS, KINDS, kinds_table, run, slowest_section, summary_table
 
 
 def test_the_think_time_load_reports_every_kind_with_sane_numbers():
@@ -32,3 +32,12 @@ def test_the_think_time_load_reports_every_kind_with_sane_numbers():
     assert math.isfinite(row["per_s"]) and row["per_s"] > 0
     text = summary_table([row]) + kinds_table([row])
     assert all(f"| {kind} |" in text for kind in KINDS)
+    # The slowest /explain replies are traced: each matched to its stored attempt, whose pipeline
+    # time is part of the reply time, with the answer's length and the gradings in flight.
+    slowest = row["slowest"]
+    assert 0 < len(slowest) <= kinds["/explain"]["count"]
+    assert [g["reply_ms"] for g in slowest] == sorted((g["reply_ms"] for g in slowest), reverse=True)
+    for g in slowest:
+        assert g["pipeline_ms"] is not None and 0 < g["pipeline_ms"] <= g["reply_ms"], g
+        assert g["words"] > 0 and g["in_flight"] >= 0
+    assert len(slowest_section([row])) == len(slowest) + 5

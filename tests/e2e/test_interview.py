@@ -144,3 +144,28 @@ async def test_a_member_with_reminders_gets_the_lapsed_interview_by_dm(harness, 
     later = await fake.slash(finn, "stats", guild=guild)
     await later.acknowledged()
     assert "ran out of time" not in (await fake.reply(later))["content"], "already told by DM"
+
+
+async def test_a_finishing_turn_gives_its_grading_slot_back_before_the_scorecard_picture(harness, fake):
+    """The grading queue bounds grading CPU: a turn that ends the interview is graded inside a
+    slot, and its scorecard picture is drawn after the slot is free, so an /explain waiting for
+    the slot does not wait for the picture too (bench/bot_load.py's trace found it did)."""
+    bot = await harness.start()
+    guild, gina = fake.add_guild(), fake.add_user("gina")
+    queue, progress = bot.services.grading_queue, bot.handlers.progress
+    slots_in_use = []
+    draw = progress.picture
+
+    async def picture(spec):
+        slots_in_use.append(queue.busy)
+        return await draw(spec)
+
+    progress.picture = picture
+    shown = await open_interview(fake, gina, guild, topic="kv cache", questions=1)
+    for _ in range(4):  # the first answer, then follow-ups until the interview finishes
+        shown = await answer_turn(fake, gina, guild, shown, WEAK)
+        if shown["embeds"][0]["title"].startswith("Interview scorecard"):
+            break
+    assert shown["embeds"][0]["title"].startswith("Interview scorecard"), "three follow-ups at most"
+    assert shown["attachments"], "the scorecard came with its picture"
+    assert slots_in_use == [0], "drawn once, with no grading slot held"
