@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from content import Bite, Catalog
 from retrieval import DEFAULT_THRESHOLD, Embedder, IndexSettings, Retriever
 
 BiteTexts = Callable[[Bite], list[str]]
+
+# The on-topic threshold per track, calibrated on dev by bench/retrieval.py: each track keeps 98%
+# of its own dev answers, then refuses as many off-topic dev texts (those whose best bite is in
+# the track) as it can. One threshold for both refused real LLM-track answers four times as often
+# as Inference ones (their answers sit lower in the adapter's space), for the same off-topic texts
+# refused (tests/data/README-retrieval.md, fifth round).
+TRACK_THRESHOLDS: Mapping[str, float] = {"inference": 0.493, "llm": 0.453}
 
 
 def _card(bite: Bite) -> str:
@@ -109,10 +116,14 @@ class TopicFinder:
         index_dir=None,
         recipe: str = DEFAULT_RECIPE,
         threshold: float = DEFAULT_THRESHOLD,
+        track_thresholds: Mapping[str, float] = TRACK_THRESHOLDS,
         index_settings: IndexSettings = IndexSettings(),
     ) -> "TopicFinder":
+        """`threshold`: the on-topic threshold of a track `track_thresholds` does not name."""
         items = bite_items(catalog.bites.values(), recipe)
-        retriever = Retriever(embedder, items, threshold=threshold, index_dir=index_dir, index_settings=index_settings)
+        per_bite = {b.id: track_thresholds[b.track] for b in catalog.bites.values() if b.track in track_thresholds}
+        retriever = Retriever(embedder, items, threshold=threshold, item_thresholds=per_bite, index_dir=index_dir,
+                              index_settings=index_settings)
         return cls(catalog, retriever)
 
     @classmethod

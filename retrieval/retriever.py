@@ -12,9 +12,10 @@
    over the best BM25 score): exact words such as "triton" or "gunicorn" carry
    signal the small embedding model blurs. Measured on the dev set; see
    docs/bench/retrieval.md.
-5. `on_topic` compares the best embedding score (step 3 in the model's own
-   space, without the adapter and without BM25, whose normalized value is
-   relative) with a threshold calibrated on dev.
+5. `on_topic` compares the best embedding score (step 3, in the adapter's
+   space and without BM25, whose normalized value is relative) with a threshold
+   calibrated on dev: the best-ranked item's own threshold when it has one
+   (`item_thresholds`; the coach gives each track its own), else `threshold`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -73,6 +74,7 @@ class Retriever:
         items: Iterable[tuple[str, str]],
         *,
         threshold: float = DEFAULT_THRESHOLD,
+        item_thresholds: Mapping[str, float] | None = None,
         lexical_weight: float = DEFAULT_LEXICAL_WEIGHT,
         max_weight: float = DEFAULT_MAX_WEIGHT,
         index_dir: str | Path | None = None,
@@ -81,6 +83,7 @@ class Retriever:
     ):
         self.embedder = embedder
         self.threshold = threshold
+        self.item_thresholds = dict(item_thresholds or {})
         self.lexical_weight = lexical_weight
         self.max_weight = max_weight
         self.items = [(str(i), normalize(t)) for i, t in items if normalize(t)]
@@ -155,7 +158,12 @@ class Retriever:
         lexical = self._lexical(text)
         candidates = self._candidates(queries, k) | {i for i, s in lexical[:k] if s > 0}
         ranked, similarity = self._rank(queries, candidates, lexical)
-        return RetrievalResult(tuple(ranked[:k]), similarity >= self.threshold, round(similarity, 4))
+        on_topic = similarity >= self.threshold_for(ranked[0].id)
+        return RetrievalResult(tuple(ranked[:k]), on_topic, round(similarity, 4))
+
+    def threshold_for(self, item_id: str) -> float:
+        """The on-topic threshold when `item_id` ranks first."""
+        return self.item_thresholds.get(item_id, self.threshold)
 
     def rank_all(self, text: str) -> list[Match]:
         """Every id, best first (benchmarks use it)."""

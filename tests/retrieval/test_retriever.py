@@ -74,6 +74,28 @@ def test_threshold_decides_on_topic(embedder):
     assert lenient.search(text).on_topic is True
 
 
+def test_the_best_ranked_items_own_threshold_decides_on_topic(embedder):
+    text = "liveness restarts the container"
+    score = Retriever(embedder, ITEMS).search(text).similarity
+    own = Retriever(embedder, ITEMS, threshold=-1.0, item_thresholds={"probes": score + 0.01, "cache": -1.0})
+    result = own.search(text)
+    assert result.best.id == "probes" and result.on_topic is False, "probes ranks first: its threshold decides"
+    assert own.threshold_for("batching") == -1.0, "an item without its own threshold takes the default"
+    others = Retriever(embedder, ITEMS, threshold=0.99, item_thresholds={"cache": 0.99, "probes": score - 0.01})
+    assert others.search(text).on_topic is True
+
+
+def test_a_track_threshold_applies_to_its_bites(mini_finder, mini_catalog, embedder, tmp_path):
+    from coach.topics import TopicFinder
+
+    tracks = {bite.track for bite in mini_catalog.bites.values()}
+    strict = TopicFinder.build(mini_catalog, embedder, index_dir=tmp_path, track_thresholds={t: 0.99 for t in tracks})
+    text = "the decoder keeps past keys and values so each step only computes the new token"
+    assert mini_finder.find(text).on_topic is True
+    assert strict.find(text).on_topic is False
+    assert strict.retriever.threshold_for(next(iter(mini_catalog.bites))) == 0.99
+
+
 def test_neighbours_exclude_the_item_itself(embedder):
     neighbours = Retriever(embedder, ITEMS).neighbours("cache", k=5)
     assert {m.id for m in neighbours} == {"batching", "probes"}
