@@ -105,8 +105,14 @@ def test_the_held_out_retrieval_sets_are_frozen_and_name_live_bites(catalog, nam
 
 
 def test_the_spent_retrieval_sets_joined_dev():
+    """The first three rounds were appended to retrieval_dev.jsonl; later ones join dev by name
+    (bench.retrieval.SPENT_HELD_OUT), leaving the injection reader's training file as it is."""
+    from bench.retrieval import SPENT_HELD_OUT
+
     dev = set((DATA / "retrieval_dev.jsonl").read_text().splitlines())
     for name in ("retrieval_llm_test.jsonl", "retrieval_cross_track.jsonl",
                  "retrieval_llm_test_v2.jsonl", "retrieval_cross_track_v2.jsonl",
                  "retrieval_llm_test_v3.jsonl", "retrieval_cross_track_v3.jsonl"):
         assert set((DATA / name).read_text().splitlines()) <= dev
+    assert {"llm_test_v4", "cross_track_v4"} <= set(SPENT_HELD_OUT)
+    assert all(f"retrieval_{name}.jsonl" in RETRIEVAL_HELD_OUT for name in SPENT_HELD_OUT), "frozen sets only"
