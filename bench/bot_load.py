@@ -394,8 +394,8 @@ def slowest_gradings(fake: FakeDiscord, samples, pipeline_ms: dict[str, int], to
         answer = data["components"][0]["components"][0]["value"]
         pipeline = pipeline_ms.get(f"{record.payload['id']}:{bite_id}")
         at = record.dispatched_at
-        rows.append({"id": record.payload["id"], "at": at, "reply_ms": 1000 * reply, "pipeline_ms": pipeline, "words": len(answer.split()),
-                     "in_flight": sum(1 for start, end in spans if start < at < end)})
+        rows.append({"id": record.payload["id"], "reply_ms": 1000 * reply, "pipeline_ms": pipeline,
+                     "words": len(answer.split()), "in_flight": sum(1 for start, end in spans if start < at < end)})
     return sorted(rows, key=lambda row: -row["reply_ms"])[:top]
 
 
