@@ -72,8 +72,9 @@ def quality(rankings: list[list[str]], labels: list[str]) -> dict:
 # as tests/data/README-retrieval.md records. v2, written after that read, was read once and joined
 # dev in turn; v3, written after the v2 read, was read once after the third refit and joined dev
 # at the fourth (which changed no setting); v4, written after the v3 read, was read after it and
-# joins dev at the next refit; v5, written after the v4 read, is read after that refit.
-HELD_OUT_PER_TRACK = ("llm_test_v5", "cross_track_v5")
+# joined dev at the fifth (by name, SPENT_HELD_OUT); v5, written after the v4 read, was read after
+# that refit and joins dev at the next; v6, written after the v5 read, is read after that one.
+HELD_OUT_PER_TRACK = ("llm_test_v6", "cross_track_v6")
 
 # A real answer refused as off-topic loses the member's attempt (they must pick a bite); an
 # off-topic text let through is graded against its nearest bite and scores low. So the threshold

@@ -83,9 +83,12 @@ RETRIEVAL_HELD_OUT = {
     # Written after v3 was read; read once after the fourth refit (2026-12-04), spent.
     "retrieval_llm_test_v4.jsonl": "600d207fb9eba7e0a0fe7c837b1f6cc88e69b226aca58b622d18016522dba4ba",
     "retrieval_cross_track_v4.jsonl": "6cfbbb4a8554b1c5c531150cebcdd726f1a7f11f5e5fc7cda0b6d95c84c5b465",
-    # Written after v4 was read (2026-12-04, new helpers, titles only); read once after the fifth refit.
+    # Written after v4 was read (2026-12-04, new helpers, titles only); read once after the fifth refit, spent.
     "retrieval_llm_test_v5.jsonl": "3eb7314bbe575e2570a01ac21130da603be434d4cb7fb72f90652c6344c8050d",
     "retrieval_cross_track_v5.jsonl": "1f736023a8867b9a43e97868279266340750a307dc5164031a491ff5df938a5d",
+    # Written after v5 was read (2026-12-04, new helpers, titles only); read once after the sixth refit.
+    "retrieval_llm_test_v6.jsonl": "3d460c96ac18482be038fc89a4823d2fb8b86f7f268892ea623d5284d5633cf5",
+    "retrieval_cross_track_v6.jsonl": "9a62840df4da8f98042ccc393990ca9ddf35fe2ba2a0947ea2608593ebdbf4a4",
 }
 
 
