@@ -45,7 +45,7 @@ def load_split(name: str, known: set[str]) -> tuple[list[dict], int]:
 # from the fourth they stay in their own files, because retrieval_dev.jsonl is also training data
 # of the injection net's learned reader (coach/grading/attempt_training.py), which a changed file
 # would make stale.
-SPENT_HELD_OUT = ("llm_test_v4", "cross_track_v4")
+SPENT_HELD_OUT = ("llm_test_v4", "cross_track_v4", "llm_test_v5", "cross_track_v5")
 
 
 def load_dev(known: set[str]) -> tuple[list[dict], int]:
@@ -73,7 +73,7 @@ def quality(rankings: list[list[str]], labels: list[str]) -> dict:
 # dev in turn; v3, written after the v2 read, was read once after the third refit and joined dev
 # at the fourth (which changed no setting); v4, written after the v3 read, was read after it and
 # joined dev at the fifth (by name, SPENT_HELD_OUT); v5, written after the v4 read, was read after
-# that refit and joins dev at the next; v6, written after the v5 read, is read after that one.
+# that refit and joined dev at the sixth; v6, written after the v5 read, is read after that one.
 HELD_OUT_PER_TRACK = ("llm_test_v6", "cross_track_v6")
 
 # A real answer refused as off-topic loses the member's attempt (they must pick a bite); an
