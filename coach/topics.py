@@ -23,7 +23,7 @@ BiteTexts = Callable[[Bite], list[str]]
 # the track) as it can. One threshold for both refused real LLM-track answers four times as often
 # as Inference ones (their answers sit lower in the adapter's space), for the same off-topic texts
 # refused (tests/data/README-retrieval.md, fifth round).
-TRACK_THRESHOLDS: Mapping[str, float] = {"inference": 0.493, "llm": 0.453}
+TRACK_THRESHOLDS: Mapping[str, float] = {"inference": 0.493, "llm": 0.445}
 
 
 def _card(bite: Bite) -> str:
