@@ -22,7 +22,7 @@ BiteTexts = Callable[[Bite], list[str]]
 # of its own dev answers, then refuses as many off-topic dev texts (those whose best bite is in
 # the track) as it can. One threshold for both refused real LLM-track answers four times as often
 # as Inference ones (their answers sit lower in the adapter's space), for the same off-topic texts
-# refused (tests/data/README-retrieval.md, fifth round).
+# refused (tests/data/README-retrieval.md, fifth and sixth rounds).
 TRACK_THRESHOLDS: Mapping[str, float] = {"inference": 0.493, "llm": 0.445}
 
 
