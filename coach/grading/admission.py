@@ -19,9 +19,18 @@ Grading turns on the bot's own thread, or in a worker of their own, was measured
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
+
+from prometheus_client import Counter, Histogram
+
+# What an operator needs to tell a slow grade's cause: waiting here (a burst) or grading itself
+# (`coach_grading_seconds`, coach/grading/pipeline.py). bench/bot_load.py found slow replies waiting.
+WAIT_SECONDS = Histogram("coach_grading_wait_seconds", "Time a grading waited for a slot in this process's queue",
+                         ["kind"], buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0))
+REFUSED = Counter("coach_grading_refused_total", "Gradings refused at once: the queue was full", ["kind"])
 
 
 class GradingQueue:
@@ -43,13 +52,17 @@ class GradingQueue:
     async def slot(self, *, urgent: bool = False) -> AsyncIterator[bool]:
         """Yields True once a grading may run (after waiting its turn), False at once when the
         queue is full: the caller then tells the member to try again and grades nothing."""
+        kind = "turn" if urgent else "explain"
         inside = self._inside[True] if urgent else self.busy
         if inside >= self.running + self.waiting:
+            REFUSED.labels(kind).inc()
             yield False
             return
         self._inside[urgent] += 1
         try:
+            started = time.perf_counter()
             await self._acquire(urgent)
+            WAIT_SECONDS.labels(kind).observe(time.perf_counter() - started)
             try:
                 yield True
             finally:

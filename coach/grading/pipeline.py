@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from prometheus_client import Histogram
+
 from coach.grading.cleaning import CleanAnswer, clean_answer
 from coach.grading import injection
 from coach.grading.embedding_judge import EmbeddingJudge, idf_corpus
@@ -34,6 +36,10 @@ if TYPE_CHECKING:  # the pipeline stores through the progress service; it never 
     from coach.progress.service import ProgressService
 
 log = logging.getLogger(__name__)
+# A grading's own time, after the admission queue (coach/grading/admission.py) and including any
+# wait inside a grading worker, by the judge that graded it ("none": nothing was graded).
+GRADING_SECONDS = Histogram("coach_grading_seconds", "Time to grade an answer or a follow-up, by judge", ["grader"],
+                            buckets=(0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0))
 
 EMPTY_MESSAGE = "That answer is empty. Say it the way you would out loud to an interviewer, then send it again."
 SUGGESTIONS_SHOWN = 3  # off-topic: which bites did you mean; on topic: the runners-up
@@ -137,7 +143,9 @@ class Grader:
         result = await self._grade_clean(cleaned, bite_id)
         if spoken is not None and isinstance(result, Grade):
             result = self._spoken(result, cleaned.text, spoken)
-        return GradingOutcome(result, round((time.perf_counter() - started) * 1000), cleaned.text)
+        elapsed = time.perf_counter() - started
+        GRADING_SECONDS.labels(result.grader if isinstance(result, Grade) else "none").observe(elapsed)
+        return GradingOutcome(result, round(elapsed * 1000), cleaned.text)
 
     async def grade_spoken(self, spoken, bite_id: str | None = None) -> GradeResult:
         """Grade a `coach.voice.SpokenAnswer` (its transcript, as the member confirmed it)."""
@@ -205,7 +213,9 @@ class Grader:
         if bite is None or not 0 <= point < len(bite.key_points):
             return GradeError(error="unknown_bite", message=f"There is no bite called {bite_id!r}.")
         reader = functools.partial(self._read_follow_up, bite, point, cleaned.text) if self.followup_reader else None
+        started = time.perf_counter()
         verdicts, grader = await self._verdicts(follow_up_bite(bite, point), cleaned.text, reader)
+        GRADING_SECONDS.labels(grader).observe(time.perf_counter() - started)
         verdict = verdicts.key_points[0]
         earned_nothing = verdicts.injection or verdicts.keyword_soup
         status = "missing" if earned_nothing and verdict.status in ("covered", "partial") else verdict.status

@@ -122,3 +122,37 @@ async def test_a_reserved_slot_lets_a_turn_start_at_once_while_explanations_wait
 def test_the_reserve_leaves_explanations_a_slot():
     with pytest.raises(ValueError):
         GradingQueue(running=2, waiting=1, urgent_reserve=2)
+
+
+async def test_waits_and_refusals_are_counted_for_the_operator():
+    """`coach_grading_wait_seconds` and `coach_grading_refused_total`, by kind: what tells a
+    slow grade waiting in a burst from a slow grading (bench/bot_load.py found the former)."""
+    from prometheus_client import REGISTRY
+
+    def sample(name, kind):
+        return REGISTRY.get_sample_value(name, {"kind": kind}) or 0.0
+
+    before = {(n, k): sample(n, k) for n in ("coach_grading_wait_seconds_count", "coach_grading_wait_seconds_sum",
+                                              "coach_grading_refused_total") for k in ("explain", "turn")}
+    queue = GradingQueue(running=1, waiting=1)
+    release = asyncio.Event()
+
+    async def grading(urgent=False, hold=True):
+        async with queue.slot(urgent=urgent) as admitted:
+            if admitted and hold:
+                await release.wait()
+
+    first = asyncio.create_task(grading())
+    second = asyncio.create_task(grading(hold=False))  # waits for the first
+    await asyncio.sleep(0.01)
+    await grading()  # refused at once
+    await asyncio.sleep(0.05)
+    release.set()
+    await asyncio.gather(first, second)
+    await grading(urgent=True, hold=False)
+    assert sample("coach_grading_refused_total", "explain") == before[("coach_grading_refused_total", "explain")] + 1
+    assert sample("coach_grading_wait_seconds_count", "explain") == before[("coach_grading_wait_seconds_count", "explain")] + 2
+    waited = sample("coach_grading_wait_seconds_sum", "explain") - before[("coach_grading_wait_seconds_sum", "explain")]
+    assert 0.05 <= waited < 5, "the second waited for the first to finish"
+    assert sample("coach_grading_wait_seconds_count", "turn") == before[("coach_grading_wait_seconds_count", "turn")] + 1
+    assert sample("coach_grading_refused_total", "turn") == before[("coach_grading_refused_total", "turn")]

@@ -153,3 +153,18 @@ async def test_grade_and_record_stores_the_attempt_without_text_by_default(demo_
     assert (row.user_id, row.guild_id, row.bite_id, row.score, row.grader) == (11, 22, "kv-cache", grade.score, "embedding")
     assert row.answer_text is None and row.latency_ms >= 0
     assert (row.scale_version, row.rubric_version, row.grader_version) == (2, grade.rubric_version, grade.grader_version)
+
+
+async def test_each_grading_is_timed_by_the_judge_that_graded_it(demo_grader):
+    """`coach_grading_seconds{grader}`: answers, follow-ups and input that graded nothing."""
+    from prometheus_client import REGISTRY
+
+    def count(grader):
+        return REGISTRY.get_sample_value("coach_grading_seconds_count", {"grader": grader}) or 0.0
+
+    embedding, nothing = count("embedding"), count("none")
+    await demo_grader.grade(STRONG_KV, "kv-cache")
+    await demo_grader.grade("   ", "kv-cache")
+    assert count("embedding") == embedding + 1 and count("none") == nothing + 1
+    graded = await demo_grader.grade_point("the keys and values of earlier tokens are stored per layer", "kv-cache", 0)
+    assert graded.grader == "embedding" and count("embedding") == embedding + 2, "a follow-up is timed too"
