@@ -27,7 +27,7 @@ from coach.grading import attempt_reader, injection
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "content" / "judge" / "injection"
-DEV_PROBES = tuple(ROOT / "tests" / "data" / f"injection_probe_{name}.jsonl" for name in ("dev", "v1", "v2", "v3", "v4", "v5", "v6"))
+DEV_PROBES = tuple(ROOT / "tests" / "data" / f"injection_probe_{name}.jsonl" for name in ("dev", "v1", "v2", "v3", "v4", "v5", "v6", "v7"))
 DEV_ANSWERS = tuple(ROOT / "tests" / "data" / name for name in ("grading_blind_dev.jsonl", "grading_blind_dev_v1.jsonl",
                                                                 "retrieval_dev.jsonl"))
 JUDGE_TEXTS = tuple(ROOT / "content" / "judge" / name for name in ("inference.jsonl", "llm.jsonl"))
