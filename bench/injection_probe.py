@@ -11,7 +11,8 @@ data since (the learned reader, coach.grading.attempt_reader, trains on it); so 
 attempts, 191 honest look-alikes, read on 2026-12-04); v7 (113 attempts, 182 honest look-alikes,
 written blind by two new helpers on 2026-12-04) was read once by this command the same day and is
 development data since; v8 (110 attempts, 190 honest look-alikes, written blind after the v7 read
-by two new helpers) is the held-out probe, unread.
+by two new helpers) was read once on 2026-12-04 after the reader was retrained on v7; the next
+read needs a probe written afresh.
 
 Each answer is graded against its bite (as `/explain topic:` gives it) by the CPU judges (the
 trained judge, and the embedding judge side by side) and, with `--reference`, by the LLM path
