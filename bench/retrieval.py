@@ -73,8 +73,9 @@ def quality(rankings: list[list[str]], labels: list[str]) -> dict:
 # dev in turn; v3, written after the v2 read, was read once after the third refit and joined dev
 # at the fourth (which changed no setting); v4, written after the v3 read, was read after it and
 # joined dev at the fifth (by name, SPENT_HELD_OUT); v5, written after the v4 read, was read after
-# that refit and joined dev at the sixth; v6, written after the v5 read, is read after that one.
-HELD_OUT_PER_TRACK = ("llm_test_v6", "cross_track_v6")
+# that refit and joined dev at the sixth; v6, written after the v5 read, was read after that one and
+# joins dev at the seventh; v7, written after the v6 read, is read after the seventh.
+HELD_OUT_PER_TRACK = ("llm_test_v7", "cross_track_v7")
 
 # A real answer refused as off-topic loses the member's attempt (they must pick a bite); an
 # off-topic text let through is graded against its nearest bite and scores low. So the threshold

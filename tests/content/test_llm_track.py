@@ -86,9 +86,12 @@ RETRIEVAL_HELD_OUT = {
     # Written after v4 was read (2026-12-04, new helpers, titles only); read once after the fifth refit, spent.
     "retrieval_llm_test_v5.jsonl": "3eb7314bbe575e2570a01ac21130da603be434d4cb7fb72f90652c6344c8050d",
     "retrieval_cross_track_v5.jsonl": "1f736023a8867b9a43e97868279266340750a307dc5164031a491ff5df938a5d",
-    # Written after v5 was read (2026-12-04, new helpers, titles only); read once after the sixth refit.
+    # Written after v5 was read (2026-12-04, new helpers, titles only); read once after the sixth refit, spent.
     "retrieval_llm_test_v6.jsonl": "3d460c96ac18482be038fc89a4823d2fb8b86f7f268892ea623d5284d5633cf5",
     "retrieval_cross_track_v6.jsonl": "9a62840df4da8f98042ccc393990ca9ddf35fe2ba2a0947ea2608593ebdbf4a4",
+    # Written after v6 was read (2026-12-04, new helpers, titles only); read once after the seventh refit.
+    "retrieval_llm_test_v7.jsonl": "36822f1bc247ba5a80d359dfba2c5da430bf156792d6c7b446e12d03c3649a19",
+    "retrieval_cross_track_v7.jsonl": "59906e1460e5195616b65a3b7b57e6561e0e03afb52afbb8b7915c5d386bed73",
 }
 
 
