@@ -497,9 +497,10 @@ def _reasons(text: str) -> tuple[list[str], list[str]]:
     norm = normalize(text)
     # What the speaker says in their own voice; strings inside JSON are not a citation.
     said = norm if _JSON_KEY.search(norm) else _QUOTED.sub(" ", norm)
-    said_words = _word_reasons(said)
-    sure = said_words + _grade_claims(said)
-    cited = [r for r in (said_words if said == norm else _word_reasons(norm)) if r not in sure]
+    readings, squashed = forms = _forms(norm)
+    norm_words = _word_reasons(forms)
+    sure = (norm_words if said == norm else _word_reasons(_forms(said))) + _grade_claims(said)
+    cited = [r for r in norm_words if r not in sure]
     if _ATTACK_TALK.search(norm):
         cited += [r for r in sure if r in _OVERRIDES]
         sure = [r for r in sure if r not in _OVERRIDES]
@@ -512,8 +513,6 @@ def _reasons(text: str) -> tuple[list[str], list[str]]:
     sure += [rx.pattern for rx in _OTHER_LANGUAGE_RE if rx.search(norm) or rx.search(script)]
     alnum = "".join(ch for ch in said if ch.isalnum())
     sure += [s for s in _SQUASHED_WITH_DIGITS if s in alnum]
-    readings = _readings(norm)
-    squashed = "".join(ch for ch in norm.translate(_LEET) if ch.isalpha())
     suspect = cited + [rx.pattern for rx in _SUSPECT_WORDS_RE if any(rx.search(r) for r in readings)]
     suspect += [rx.pattern for rx in _SUSPECT_TEXT_RE if rx.search(norm)]
     suspect += [s for s in _SQUASHED_SUSPECT if s in squashed]
@@ -525,10 +524,14 @@ def _readings(norm: str) -> set[str]:
             " ".join(_WORDS.findall(deleet(norm)))}
 
 
-def _word_reasons(norm: str) -> list[str]:
-    """The sure word patterns, and the spaced-out and squashed forms, in one reading."""
-    readings = _readings(norm)
-    squashed = "".join(ch for ch in norm.translate(_LEET) if ch.isalpha())
+def _forms(norm: str) -> tuple[set[str], str]:
+    """A text's word readings (as written, leet undone two ways) and its letters squashed together."""
+    return _readings(norm), "".join(ch for ch in norm.translate(_LEET) if ch.isalpha())
+
+
+def _word_reasons(forms: tuple[set[str], str]) -> list[str]:
+    """The sure word patterns in a text's readings, and the sure squashed forms (`_forms`)."""
+    readings, squashed = forms
     return [rx.pattern for rx in _SURE_WORDS_RE if any(rx.search(r) for r in readings)] + [
         s for s in _SQUASHED if s in squashed]
 
