@@ -84,9 +84,8 @@ class InterviewHandlers(Capability):
         # slot covers the grading only: the reply (a finished interview's scorecard picture is
         # drawn in the picture pool) is made after it is given back, so no /explain waits for it.
         async with self.services.grading_queue.slot(urgent=True) as admitted:
-            if admitted:
-                step = await flow.answer(actor.user_id, interview_id, turn, text)
-        if admitted:
+            step = await flow.answer(actor.user_id, interview_id, turn, text) if admitted else None
+        if step is not None:
             return await self._show(flow, step, actor)
         # The queue was full: the turn stays open and the member answers it again.
         step = flow.where(await self.coach.interviews.get(interview_id, actor.user_id))
