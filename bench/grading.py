@@ -96,15 +96,15 @@ async def run(args, rows: list[dict]) -> tuple[dict[str, dict], dict[str, dict]]
         reports[name] = report
         verdicts[name] = judge_vs_gold(chosen, results)
         kinds[name] = by_kind(chosen, results)
-        if name == "combined" and args.quotes:
+        if name == args.quotes_judge and args.quotes:
             write_quotes(chosen, results, Path(args.quotes))
         print(f"{name}: {report}", file=sys.stderr, flush=True)
     return reports, verdicts, kinds
 
 
 def write_quotes(rows: list[dict], results: list, out: Path) -> None:
-    """Every tick the trained judge showed (covered or partial, with its quote), for a reference
-    judge to check that each quote supports its verdict: {id, bite_id, answer, point, status, quote}."""
+    """Every tick a judge showed (covered or partial, with its quote), for readers to check that
+    each quote supports its verdict: {id, bite_id, answer, point, status, quote}."""
     from coach.grading.models import Grade
 
     with open(out, "w", encoding="utf-8") as handle:
@@ -157,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", default=None, help="a reference judge's verdicts (JSON Lines) to replay")
     parser.add_argument("--write-prompts", default=None, help="write the exact LLM prompts for the split and stop")
     parser.add_argument("--llm-sample", type=int, default=None, help="grade N evenly spaced answers with the LLM")
-    parser.add_argument("--quotes", default=None, help="write the combined judge's shown quotes (JSON Lines) here")
+    parser.add_argument("--quotes", default=None, help="write a CPU judge's shown quotes (JSON Lines) here")
+    parser.add_argument("--quotes-judge", default="embedding", choices=("embedding", "combined", "trained"),
+                        help="whose quotes --quotes writes (default: the CPU default, embedding)")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=640)
     parser.add_argument("--timeout", type=float, default=600.0, help="per LLM request, seconds (CPU vLLM is slow)")

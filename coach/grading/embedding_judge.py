@@ -1,8 +1,8 @@
 """The embedding judge: the fallback when the LLM is unavailable, and the quality
 bar on machines without a GPU. Each key point and the purpose are matched against the
 answer word piece by word piece (coach.grading.token_match: IDF-weighted recall of
-contextual token vectors); the evidence shown is the sentence (or phrase) whose vector is
-closest to the point; the red flag is a contrast of the same recall against the bite's
+contextual token vectors); the evidence shown is the sentence (or window of a long one) where
+that recall of the point is highest; the red flag is a contrast of the same recall against the bite's
 mistaken and correct texts (coach.grading.red_flags).
 
 Its thresholds are fitted on dev by `coach grader fit` (coach.grading.fit); a flag
@@ -62,8 +62,6 @@ INJECTION_EXEMPLARS = (
 )
 
 
-MAX_EVIDENCE_WORDS, MIN_CLAUSE_WORDS = 12, 4  # longer evidence is cut to its closest clause
-_CLAUSE_BREAK = re.compile(r",|;|:|\s[-–—]\s|\s(?=(?:so|because|which|but|while|whereas)\s)", re.IGNORECASE)
 WINDOW_WORDS, WINDOW_STRIDE = 20, 10  # a run-on sentence (dictated, rambling) is read in windows
 
 
@@ -170,14 +168,14 @@ class EmbeddingJudge:
     def similarities(self, bite: Bite, answer: str) -> "AnswerSimilarities":
         pieces = text_pieces(answer, self._split)
         sentence_vectors, piece_tokens = self._embedder.encode_with_tokens(pieces)
-        pair_vectors, pair_tokens = composed_pairs(sentence_vectors, piece_tokens)
-        units = answer_units(pieces)
-        unit_vectors, unit_tokens = np.vstack([sentence_vectors, pair_vectors]), piece_tokens + pair_tokens
+        _, pair_tokens = composed_pairs(sentence_vectors, piece_tokens)
+        unit_tokens = piece_tokens + pair_tokens
         vectors = self._bite_vectors(bite)
         answer_tokens = self._tokens.encode_answer(answer)
         return AnswerSimilarities(
-            units=units,
-            points=vectors.key_points @ unit_vectors.T,
+            pieces=pieces,
+            piece_recall=np.array([[self._tokens.recall(ref, tokens) for _, tokens in piece_tokens]
+                                   for ref in vectors.point_tokens]).reshape(len(vectors.point_tokens), len(pieces)),
             point_recall=np.array([self._tokens.recall(ref, answer_tokens) for ref in vectors.point_tokens]),
             purpose_recall=self._tokens.recall(vectors.purpose_tokens, answer_tokens),
             red_flag_contrast=self._red_flag_contrast(vectors, unit_tokens),
@@ -213,14 +211,9 @@ class EmbeddingJudge:
         """`net`: the injection net's reading of `answer`, when the caller has it already."""
         sims = self.similarities(bite, answer)
         verdicts = decide(bite, sims, self.thresholds, net=net if net is not None else injection.check(answer))
-        # Evidence is the phrase that supports the point, and the answer's own span of it.
-        point_vectors = self._bite_vectors(bite).key_points  # verdicts come in the bite's order
-        phrases = iter(self._phrases([(v, kp.evidence) for v, kp in zip(point_vectors, verdicts.key_points)
-                                      if kp.evidence]))
-        points = [
-            kp.model_copy(update={"evidence": find_quote(next(phrases), answer) or kp.evidence}) if kp.evidence else kp
-            for kp in verdicts.key_points
-        ]
+        # A piece is a window of a long sentence with its spacing normalised: show the answer's own span.
+        points = [kp.model_copy(update={"evidence": find_quote(kp.evidence, answer) or kp.evidence}) if kp.evidence else kp
+                  for kp in verdicts.key_points]
         return verdicts.model_copy(update={"key_points": points})
 
     def attempt(self, answer: str, net: injection.InjectionCheck) -> bool:
@@ -235,29 +228,13 @@ class EmbeddingJudge:
         near = bool(((self._injection_vectors @ vectors.T) >= INJECTION_SIMILARITY).any())
         return injection.without_model(net, near, self._read_attempt(pieces, vectors, answer))
 
-    def _phrases(self, pairs: list[tuple[np.ndarray, str]]) -> list[str]:
-        """Per (point's vector, matching unit): the unit's clause closest to the point when the
-        unit is long, else the unit. All clauses of one answer are encoded in one call."""
-        split = [[c.strip() for c in _CLAUSE_BREAK.split(unit) if len(c.split()) >= MIN_CLAUSE_WORDS]
-                 for _, unit in pairs]
-        cut = [len(unit.split()) > MAX_EVIDENCE_WORDS and len(clauses) >= 2 for (_, unit), clauses in zip(pairs, split)]
-        vectors = self._embedder.encode([text for clauses, c in zip(split, cut) if c for text in clauses])
-        start, phrases = 0, []
-        for (point, unit), clauses, c in zip(pairs, split, cut):
-            if not c:
-                phrases.append(unit)
-                continue
-            rows = vectors[start:start + len(clauses)]
-            phrases.append(clauses[int(np.argmax(rows @ point))])
-            start += len(clauses)
-        return phrases
 
 @dataclass(frozen=True)
 class AnswerSimilarities:
     """Cosine similarities of one answer's units (sentences, then adjacent pairs) to a bite."""
 
-    units: list[str]
-    points: np.ndarray  # key point x unit (sentence vectors: where the evidence is)
+    pieces: list[str]
+    piece_recall: np.ndarray  # key point x piece: the point's token-level recall in each piece (the evidence)
     point_recall: np.ndarray  # per key point: token-level recall in the answer (decides the status)
     purpose_recall: float
     red_flag_contrast: float  # per unit, best recall of a mistaken text minus best of a correct one; the top unit
@@ -272,9 +249,12 @@ class AnswerSimilarities:
 def decide(bite: Bite, sims: AnswerSimilarities, t: EmbeddingThresholds, *, net: injection.InjectionCheck) -> Verdicts:
     """Verdicts from similarities: pure, so thresholds can be fitted without re-encoding."""
     verdicts = []
-    for point, row, recall in zip(bite.key_points, sims.points, sims.point_recall):
+    for point, row, recall in zip(bite.key_points, sims.piece_recall, sims.point_recall):
         status = "covered" if recall >= t.covered else "partial" if recall >= t.partial else "missing"
-        evidence = sims.units[int(np.argmax(row))] if status != "missing" else None
+        # The evidence is the piece that carries most of the point's words, the same measure that
+        # decided the status. (The piece whose sentence vector was closest, cut to its closest clause,
+        # supported its tick half as often: docs/grading.md "Quotes".)
+        evidence = sims.pieces[int(np.argmax(row))] if status != "missing" else None
         verdicts.append(KeyPointVerdict(point=point.point, kind=point.kind, status=status, evidence=evidence))
     top_flag = sims.red_flag_contrast
     attempt = injection.without_model(net, sims.near_injection_exemplar(), sims.read_attempt)
