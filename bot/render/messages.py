@@ -82,7 +82,12 @@ def report_modal(kind: str, item_id: str) -> Reply:
     return fit(Reply(modal=Modal(title, ids.report_modal(kind, item_id), (box,))))
 
 
-def _quote(text: str | None, limit: int = 160) -> str:
+# A quote is one sentence of the answer (at most 30 words) or a 20-word window of a longer one: room
+# for the whole of it, so the words that earned the tick are not the ones cut off.
+QUOTE_CHARS = 240
+
+
+def _quote(text: str | None, limit: int = QUOTE_CHARS) -> str:
     return f' — "{clip(text, limit)}"' if text else ""
 
 

@@ -76,6 +76,17 @@ def test_grade_quotes_the_users_words_for_landed_points():
     assert render.grade(grade).embed.footer == "Graded by the LLM grader."
 
 
+def test_a_quote_of_a_whole_long_sentence_is_shown_whole():
+    # A 30-word sentence: the words that earned the tick are often its last ones.
+    sentence = ("The price of the cache is memory, and it grows linearly with the sequence length and with the number "
+                "of sequences that the server keeps in the running batch at the same time, per layer")
+    grade = Grade(bite_id="kv-cache", title="The KV cache", score=3,
+                  key_points=[KeyPointVerdict(point="Memory grows", status="covered", evidence=sentence)],
+                  red_flag=False, injection=False, grader="embedding", model_answer="M", follow_up="F?",
+                  truncated=False, feedback="Good.")
+    assert len(sentence) > 160 and f'"{sentence}"' in {f.name: f.value for f in render.grade(grade).embed.fields}["Landed"]
+
+
 @given(st.lists(short, max_size=8))
 def test_off_topic_offers_bites_not_a_grade(titles):
     result = OffTopic(suggestions=[Suggestion(bite_id="kv-cache", title=t, score=0.1) for t in titles])
