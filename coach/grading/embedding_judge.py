@@ -23,7 +23,6 @@ from coach.grading.models import KeyPointVerdict, Verdicts
 from coach.grading.red_flags import correct_texts, red_flag_texts
 from coach.grading.token_match import TokenMatcher
 from content import Bite
-from retrieval.embedder import normalized
 
 
 # Similarity to a known injection phrasing: a safety net behind the regexes, set by hand (not
@@ -85,32 +84,11 @@ def answer_pieces(sentences: list[str]) -> list[str]:
     return pieces
 
 
-def answer_units(pieces: list[str]) -> list[str]:
-    """Pieces plus adjacent pairs: a key point is sometimes spread over two sentences."""
-    return pieces + [_joined(a, b) for a, b in zip(pieces, pieces[1:])]
-
-
-def _joined(a: str, b: str) -> str:
-    """Two adjacent pieces as the answer says them: the windows of a long sentence overlap, and
-    shown as evidence, "a b" would repeat the shared words (a quote the candidate never said)."""
-    a_words, b_words, shared = a.split(), b.split(), WINDOW_WORDS - WINDOW_STRIDE
-    if min(len(a_words), len(b_words)) > shared and a_words[-shared:] == b_words[:shared]:
-        return " ".join(a_words + b_words[shared:])
-    return f"{a} {b}"
-
-
-def composed_pairs(vectors: np.ndarray, tokens: list) -> tuple[np.ndarray, list]:
-    """The adjacent pairs of `answer_units` read from their pieces, without a second pass of the
-    model: a pair's vector is its two pieces' vectors weighted by their lengths (as mean pooling
-    over both would weigh them, less the context across the break), its word pieces the two
-    pieces' own. The pairs were about half of a grading's model work; docs/grading.md "Speed"
-    has what reading them this way changes."""
-    if len(vectors) < 2:
-        return np.zeros((0, vectors.shape[1]), dtype=np.float32), []
-    lengths = np.array([len(t) + 2 for _, t in tokens], dtype=np.float32)[:, None]  # + [CLS] and [SEP]
-    weighted = vectors * lengths
-    joined = [(a_pieces + b_pieces, np.vstack([a, b])) for (a_pieces, a), (b_pieces, b) in zip(tokens, tokens[1:])]
-    return normalized(weighted[:-1] + weighted[1:]), joined
+def pair_tokens(tokens: list) -> list:
+    """The word pieces of each two adjacent pieces, read from the pieces' own (no second pass of
+    the model): the red flag is looked for in pairs as well, since a mistake is sometimes said
+    across two sentences."""
+    return [(a_pieces + b_pieces, np.vstack([a, b])) for (a_pieces, a), (b_pieces, b) in zip(tokens, tokens[1:])]
 
 
 def idf_texts(bite: Bite) -> tuple[str, ...]:
@@ -168,8 +146,7 @@ class EmbeddingJudge:
     def similarities(self, bite: Bite, answer: str) -> "AnswerSimilarities":
         pieces = text_pieces(answer, self._split)
         sentence_vectors, piece_tokens = self._embedder.encode_with_tokens(pieces)
-        _, pair_tokens = composed_pairs(sentence_vectors, piece_tokens)
-        unit_tokens = piece_tokens + pair_tokens
+        unit_tokens = piece_tokens + pair_tokens(piece_tokens)
         vectors = self._bite_vectors(bite)
         answer_tokens = self._tokens.encode_answer(answer)
         return AnswerSimilarities(
@@ -231,7 +208,8 @@ class EmbeddingJudge:
 
 @dataclass(frozen=True)
 class AnswerSimilarities:
-    """Cosine similarities of one answer's units (sentences, then adjacent pairs) to a bite."""
+    """What the judge reads of one answer against a bite: token recall (statuses, evidence, red
+    flag) and sentence-vector similarity (injection)."""
 
     pieces: list[str]
     piece_recall: np.ndarray  # key point x piece: the point's token-level recall in each piece (the evidence)

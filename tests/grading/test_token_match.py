@@ -1,9 +1,9 @@
 """Token-level matching: the question's own words are no evidence of knowing a point; and the
-units an answer is read in (pieces and the pairs composed from them)."""
+units an answer is read in (pieces, and the pairs whose word pieces are their two pieces')."""
 
 import numpy as np
 
-from coach.grading.embedding_judge import answer_pieces, answer_units, composed_pairs, idf_corpus
+from coach.grading.embedding_judge import answer_pieces, idf_corpus, pair_tokens
 from coach.grading.token_match import TokenMatcher
 
 
@@ -37,30 +37,22 @@ def test_a_pair_of_sentences_is_read_from_its_two_pieces(embedder):
     pieces = ["The KV cache keeps the keys and values of every earlier token.",
               "So each decode step only computes the new token's projections.",
               "Memory grows with the sequence length and the batch."]
-    vectors, tokens = embedder.encode_with_tokens(pieces)
-    pairs, pair_tokens = composed_pairs(vectors, tokens)
-    assert pairs.shape == (2, vectors.shape[1])
-    assert np.allclose(np.linalg.norm(pairs, axis=1), 1.0, atol=1e-5)
+    _, tokens = embedder.encode_with_tokens(pieces)
+    pairs = pair_tokens(tokens)
+    assert len(pairs) == 2
     # The word pieces of a pair are its two sentences' own, in order.
-    assert pair_tokens[0][0] == tokens[0][0] + tokens[1][0]
-    assert np.array_equal(pair_tokens[1][1], np.vstack([tokens[1][1], tokens[2][1]]))
-    # Close to what encoding the joined text gives, and nearer its own sentences than the third.
-    encoded = embedder.encode(answer_units(pieces)[len(pieces):])
-    assert (pairs * encoded).sum(axis=1).min() > 0.85
-    assert pairs[0] @ vectors[0] > pairs[0] @ vectors[2] and pairs[0] @ vectors[1] > pairs[0] @ vectors[2]
+    assert pairs[0][0] == tokens[0][0] + tokens[1][0]
+    assert np.array_equal(pairs[1][1], np.vstack([tokens[1][1], tokens[2][1]]))
 
 
 def test_one_piece_has_no_pairs(embedder):
-    vectors, tokens = embedder.encode_with_tokens(["Batching shares the weights' memory reads."])
-    pairs, pair_tokens = composed_pairs(vectors, tokens)
-    assert pairs.shape == (0, vectors.shape[1]) and pair_tokens == []
+    _, tokens = embedder.encode_with_tokens(["Batching shares the weights' memory reads."])
+    assert pair_tokens(tokens) == []
 
 
-def test_the_pair_of_two_windows_of_one_long_sentence_is_a_span_of_it():
+def test_a_long_dictated_sentence_is_read_in_overlapping_windows():
     sentence = " ".join(f"word{i}" for i in range(45))  # dictated: one long run-on sentence
     pieces = answer_pieces([sentence])
-    assert len(pieces) > 2
-    pairs = answer_units(pieces)[len(pieces):]
-    assert pairs and all(pair in sentence for pair in pairs)
-    assert answer_units(["Prefill is compute bound.", "Decode is memory bound."])[-1] == (
-        "Prefill is compute bound. Decode is memory bound.")
+    assert len(pieces) > 2 and all(piece in sentence for piece in pieces)
+    assert all(len(piece.split()) <= 20 for piece in pieces)
+    assert pieces[0].split()[10:] == pieces[1].split()[:10]  # each window shares half with the next
