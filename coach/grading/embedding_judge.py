@@ -124,8 +124,12 @@ class EmbeddingJudge:
 
     @property
     def reader_version(self) -> str:
-        """Which learned reader the injection verdicts come from ("" without one)."""
-        return self._reader.fitted_on.get("data", "")[:8] if self._reader is not None else ""
+        """Which learned reader the injection verdicts come from ("" without one; "…+ft" when its
+        fine-tuned classifier reads beside the network, as the same data builds both since v3)."""
+        if self._reader is None:
+            return ""
+        data = self._reader.fitted_on.get("data", "")[:8]
+        return f"{data}+ft" if self._reader.classifier is not None else data
 
     def _bite_vectors(self, bite: Bite) -> _BiteVectors:
         key = (bite.id, bite.prompt, bite.point_texts, bite.purpose, bite.red_flag)  # two catalogs may share an id
@@ -161,8 +165,8 @@ class EmbeddingJudge:
         )
 
     def _read_attempt(self, pieces: list[str], piece_vectors: np.ndarray, answer: str) -> bool:
-        """The learned reader over the pieces; only pieces that normalising changes (and hidden
-        texts) are encoded again, so an ordinary answer costs no second pass."""
+        """The learned reader over the pieces: for its network, only pieces that normalising
+        changes (and hidden texts) are encoded again; its classifier reads the texts themselves."""
         if self._reader is None:
             return False
         texts, changed = attempt_reader.reader_texts(pieces, answer)
@@ -171,7 +175,7 @@ class EmbeddingJudge:
             vectors = np.vstack([piece_vectors, np.zeros((len(texts) - len(pieces), piece_vectors.shape[1]),
                                                          dtype=piece_vectors.dtype)])
             vectors[changed] = self._embedder.encode([texts[i] for i in changed])
-        return self._reader.reads_attempt(vectors)
+        return self._reader.reads_attempt(vectors, texts)
 
     def _red_flag_contrast(self, vectors: _BiteVectors, unit_tokens: list) -> float:
         """The largest contrast in any one unit (sentence or adjacent pair): a mistake said in

@@ -45,7 +45,7 @@ async def test_strong_answer_scores_high_with_the_contract_shape(demo_grader):
         assert kp["evidence"] is None or kp["evidence"] in STRONG_KV  # evidence is always a span of the answer
         assert kp["evidence"] is None or len(kp["evidence"]) < len(STRONG_KV) / 2  # the phrase, not the answer
     assert body["model_answer"].startswith("Generation is one token at a time")
-    assert body["scale_version"] == 2 and body["rubric_version"] and body["grader_version"] == f"{demo_grader.fit.version}+net:{attempt_reader.load().fitted_on['data'][:8]}"
+    assert body["scale_version"] == 2 and body["rubric_version"] and body["grader_version"] == f"{demo_grader.fit.version}+net:{attempt_reader.load().fitted_on['data'][:8]}+ft"
     assert not any(point in body["feedback"] for point in bite.point_texts)  # the fields list them, not the text
 
 
