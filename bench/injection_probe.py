@@ -13,7 +13,8 @@ written blind by two new helpers on 2026-12-04) was read once by this command th
 development data since; v8 (110 attempts, 190 honest look-alikes, written blind after the v7 read
 by two new helpers) was read once on 2026-12-04 after the reader was retrained on v7; v9 (110
 attempts, 190 honest look-alikes, written blind after the v8 read by new helpers with the same
-briefs) is the held-out probe, unread.
+briefs) was read once on 2026-12-05 after the reader gained its fine-tuned classifier. No probe is
+unread now: the next design needs a fresh one, written blind.
 
 Each answer is graded against its bite (as `/explain topic:` gives it) by the CPU judges (the
 trained judge, and the embedding judge side by side) and, with `--reference`, by the LLM path

@@ -58,7 +58,17 @@ class AttemptReader:
         return float(self.probabilities(vectors, texts).max()) if len(vectors) else 0.0
 
     def reads_attempt(self, vectors: np.ndarray, texts: list[str]) -> bool:
-        return self.top(vectors, texts) >= self.threshold
+        """`top(...) >= threshold`, with the classifier reading only the pieces that could reach
+        it: the classifier reads at most 1, so the mean reaches the threshold only where the
+        network alone reads at least 2·threshold − 1. Most pieces of most answers are far below."""
+        network = self.network(vectors) if len(vectors) else np.zeros(0)
+        if self.classifier is None:
+            return bool(network.max(initial=0.0) >= self.threshold)
+        worth = np.flatnonzero(network >= 2 * self.threshold - 1)
+        if not len(worth):
+            return False
+        both = (network[worth] + self.classifier.probabilities([texts[i] for i in worth])) / 2
+        return bool(both.max() >= self.threshold)
 
     def save(self, path: Path, figures: dict | None = None, classifier_file: str | None = None) -> None:
         meta = {"format": FORMAT_VERSION, "fitted_on": self.fitted_on, "threshold": self.threshold,

@@ -128,6 +128,15 @@ def test_the_two_readers_together_read_requests_woven_into_an_answer(embedder):
     assert not reader.reads_attempt(embedder.encode(honest), honest)
 
 
+def test_reading_only_the_pieces_that_could_reach_the_threshold_changes_no_verdict(embedder):
+    reader = attempt_reader.load()
+    answers = [UNPATTERNED_ATTEMPT, *HONEST, " ".join(WOVEN_REQUESTS[:2]) + " " + HONEST[0]]
+    for answer in answers:
+        texts = [injection.normalize(p) for p in split_sentences(answer)]
+        vectors = embedder.encode(texts)
+        assert reader.reads_attempt(vectors, texts) == (reader.top(vectors, texts) >= reader.threshold), answer
+
+
 def test_the_training_data_is_labelled_and_holds_no_held_out_text():
     sentences = [json.loads(line) for line in (DATA / "probe_sentences.jsonl").read_text(encoding="utf-8").splitlines()]
     written = [json.loads(line) for line in (DATA / "written.jsonl").read_text(encoding="utf-8").splitlines()]
