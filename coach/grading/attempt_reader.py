@@ -1,5 +1,5 @@
-"""The injection net's learned tier: a small network over sentence vectors that says whether a
-piece of an answer is addressed to whoever grades it (issue #27).
+"""The injection net's learned tier: it says whether a piece of an answer is addressed to whoever
+grades it (issue #27).
 
 The patterns (coach.grading.injection) catch forms, and a writer who invents a tactic per
 attempt stays a step ahead of any list of forms (docs/grading.md, probe v5). This reader is
