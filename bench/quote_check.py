@@ -13,32 +13,23 @@ Prints the table and writes it to docs/bench/quote_check.md.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import defaultdict
 from pathlib import Path
 
+from sklearn.metrics import cohen_kappa_score as cohen_kappa
+
 from bench.collect import publish
+from bench.interview_signal import read_jsonl
 from bench.machine import machine
 
 DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "quote_checks" / "test_v6"
 OUT = Path("docs/bench/quote_check.md")
 
 
-def read_lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def cohen_kappa(a: list[bool], b: list[bool]) -> float:
-    observed = sum(x == y for x, y in zip(a, b)) / len(a)
-    pa, pb = sum(a) / len(a), sum(b) / len(b)
-    chance = pa * pb + (1 - pa) * (1 - pb)
-    return (observed - chance) / (1 - chance) if chance < 1 else 1.0
-
-
 def summary(stem: Path) -> dict:
-    items = read_lines(stem.with_name(stem.name + "_items.jsonl"))
-    checks = {name: {r["item"]: bool(r["supports"]) for r in read_lines(stem.with_name(f"{stem.name}_checker_{name}.jsonl"))}
+    items = read_jsonl(stem.with_name(stem.name + "_items.jsonl"))
+    checks = {name: {r["item"]: bool(r["supports"]) for r in read_jsonl(stem.with_name(f"{stem.name}_checker_{name}.jsonl"))}
               for name in ("a", "b")}
     missing = [i["item"] for i in items if any(i["item"] not in c for c in checks.values())]
     if missing:

@@ -90,47 +90,67 @@ def read_stamp(path: Path = ARTIFACT) -> dict:
         return json.loads((handle.metadata() or {}).get("stamp", "{}"))
 
 
+def minilm_classifier(num_labels: int, *, pretrained: bool = False, model_dir: Path | None = None):
+    """(tokenizer, model): the package's MiniLM with a `num_labels`-way head, either its encoder
+    weights and a new head to fine-tune (`pretrained`) or an empty model to load an artifact into."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    from retrieval.embedder import default_model_path
+
+    model_dir = str(model_dir or default_model_path())
+    config = BertConfig.from_pretrained(model_dir, num_labels=num_labels)
+    model = (BertForSequenceClassification.from_pretrained(model_dir, config=config) if pretrained
+             else BertForSequenceClassification(config))
+    return AutoTokenizer.from_pretrained(model_dir), model
+
+
+def load_shipped(path: Path, num_labels: int, model_dir: Path | None = None):
+    """(tokenizer, model, stamp) of an int8 artifact written with `quantize`, ready to read."""
+    from safetensors.torch import load_file
+
+    tokenizer, model = minilm_classifier(num_labels, model_dir=model_dir)
+    model.load_state_dict(dequantize(load_file(str(path))))
+    return tokenizer, model.eval(), read_stamp(path)
+
+
+def batched_softmax(tokenizer, model, firsts: list[str], seconds: list[str] | None = None, *,
+                    max_tokens: int, batch: int) -> np.ndarray:
+    """One row of label probabilities per text (or per pair, with `seconds`, cut in the second
+    text). Similar lengths go together: padding is most of the cost of a mixed batch."""
+    import torch
+
+    size = lambda i: len(firsts[i]) + (len(seconds[i]) if seconds is not None else 0)  # noqa: E731
+    order = sorted(range(len(firsts)), key=size)
+    out = np.zeros((len(firsts), model.config.num_labels), dtype=np.float32)
+    with torch.inference_mode():
+        for start in range(0, len(order), batch):
+            chunk = order[start:start + batch]
+            encoded = tokenizer([firsts[i] for i in chunk], [seconds[i] for i in chunk] if seconds is not None else None,
+                                padding=True, truncation="only_second" if seconds is not None else True,
+                                max_length=max_tokens, return_tensors="pt")
+            out[chunk] = torch.softmax(model(**encoded).logits.float(), dim=-1).numpy()
+    return out
+
+
 class PointModel:
     """Loads the artifact once; `probabilities` is thread-safe (one forward at a time)."""
 
     def __init__(self, path: Path = ARTIFACT, model_dir: Path | None = None, precision: str = "auto"):
         """`precision` as the embedder's (retrieval.embedder): bf16 where the CPU computes it natively."""
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         import torch
-        from safetensors.torch import load_file
-        from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-        from retrieval.embedder import default_model_path, resolve_precision
+        from retrieval.embedder import resolve_precision
 
-        model_dir = Path(model_dir) if model_dir else default_model_path()
-        config = BertConfig.from_pretrained(str(model_dir), num_labels=len(LABELS))
-        self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-        self.model = BertForSequenceClassification(config)
-        self.model.load_state_dict(dequantize(load_file(str(path))))
-        self.model.eval()
+        self.tokenizer, self.model, self.stamp = load_shipped(path, len(LABELS), model_dir)
         self.precision = resolve_precision(precision)
         if self.precision == "bf16":
             self.model = self.model.to(torch.bfloat16)
-        self.stamp = read_stamp(path)
-        self._torch = torch
         self._lock = threading.Lock()
 
     def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """One row per (claim, text): the probabilities of LABELS."""
-        if not pairs:
-            return np.zeros((0, len(LABELS)), dtype=np.float32)
-        rows = []
-        with self._lock, self._torch.inference_mode():
-            # Similar lengths together: padding is most of the cost of a mixed batch.
-            order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-            for start in range(0, len(order), BATCH):
-                chunk = [pairs[i] for i in order[start:start + BATCH]]
-                encoded = self.tokenizer([c for c, _ in chunk], [t for _, t in chunk], padding=True,
-                                         truncation="only_second", max_length=MAX_TOKENS, return_tensors="pt")
-                logits = self.model(**encoded).logits
-                rows.append(self._torch.softmax(logits.float(), dim=-1).numpy())
-        ordered = np.concatenate(rows)
-        result = np.empty_like(ordered)
-        result[np.array(order)] = ordered
-        return result
+        with self._lock:
+            return batched_softmax(self.tokenizer, self.model, [c for c, _ in pairs], [t for _, t in pairs],
+                                   max_tokens=MAX_TOKENS, batch=BATCH)
