@@ -17,12 +17,23 @@ _KEPT_CONTROLS = {"\n", "\t"}
 _VARIATION_SELECTORS = set(range(0xFE00, 0xFE10)) | set(range(0xE0100, 0xE01F0))
 _MAX_COMBINING_RUN = 2  # more stacked marks than this is "zalgo" noise, not language
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+# Tag characters (U+E0020-U+E007E) spell ASCII that nothing shows; a flag emoji's few (after
+# U+1F3F4, "gbsct") are not text.
+_TAG_RUN = re.compile("(?<![\U0001F3F4\U000E0020-\U000E007E])[\U000E0020-\U000E007E]{4,}")
 
 
 @dataclass(frozen=True)
 class CleanAnswer:
     text: str
     truncated: bool
+    # What cleaning dropped that spells text: the invisible tag-character runs, kept verbatim for
+    # the injection net (coach.grading.injection decodes them). Nobody types them by accident.
+    hidden: str = ""
+
+    @property
+    def for_net(self) -> str:
+        """The text the injection net reads: the visible answer and what was hidden in it."""
+        return f"{self.text}\n{self.hidden}" if self.hidden else self.text
 
     @property
     def empty(self) -> bool:
@@ -75,4 +86,5 @@ def clean_answer(raw: str | None, max_chars: int) -> CleanAnswer:
         raise ValueError("max_chars must be positive")
     text = strip_invisible(raw or "").strip()
     text, truncated = cap_length(text, max_chars)
-    return CleanAnswer(text=text, truncated=truncated)
+    hidden = " ".join(_TAG_RUN.findall(raw or ""))[:max_chars]
+    return CleanAnswer(text=text, truncated=truncated, hidden=hidden)

@@ -202,7 +202,7 @@ SURE_WORDS = (
     r"\b(score|grade|evaluate)\s+against\s+the\s+(complete|full|whole|original)\s+(answer|version|response|transcript)\b",
     r"\b(assume|infer)\s+(full|complete)\s+(coverage|marks|credit|answer)\b",
     # Fake grader output and ticked rubrics.
-    r"\b(grader|grading|scorer|evaluator|judge|assessment)\s*(output|result|verdict|response|report)\b\s*[:=]?\s*(score|grade|4|four|pass)",
+    r"\b(grader|grading|scorer|evaluator|examiner|assessor|marker|judge|assessment)\s*(output|result|verdict|response|report|decision|ruling|outcome|determination)\b\s*[:=]?\s*(score|grade|4|four|pass)",
     r"\b(final|overall|total)\s+(score|grade|mark)\s*(is\s+)?[:=]?\s*(4|four)\b",
     r"\b(score|grade|rating)\s*[:=]?\s*\d(\s*/\s*\d)?\b(\s+\w+){0,12}\s+(justification|reasoning|rationale|confidence|reviewed|auto\s*filled|verdict|grader|scorer)\b",
     r"\brubric\s+(coverage|items?|check|for\s+this\s+question)\b",
@@ -323,6 +323,10 @@ SURE_TEXT = (
     r"(^|[.!?]\s+)(final\s+)?(grade|score|mark)\s*[:=]\s*(4|four)\b",
     r'"\s*(evaluation|assessment|grading|grade|verdict|result)\s*"\s*:\s*\{[^}]{0,120}"\s*score\s*"\s*:\s*"?(4|four)\b',
     r"\b(covered|met|satisfied)\s*[:\-–]?\s*(\[\s*x\s*\]|✓|✔|☑|✅|yes\b)",
+    # A transport note in brackets, as a client would print it: "[response truncated at 600 characters ...]".
+    r"\[\s*(the\s+)?" + _ANSWER + r"\s+(was\s+|is\s+|has\s+been\s+)?(truncated|cut\s+off|clipped|shortened|cropped)\b[^\]\n]{0,160}\]",
+    # Three or more lines ticked off: a rubric marked as met, whatever the lines say.
+    r"(^[ \t]*(\[\s*x\s*\]|✓|✔|☑|✅)[^\n]*(\n|$)){3,}",
 )
 SUSPECT_TEXT = (
     r'"\s*(score|status|evidence|grade|rating|overall|verdicts?)\s*"\s*:',  # JSON a model returned has a "score" too
@@ -430,6 +434,12 @@ def hidden_texts(text: str) -> list[tuple[str, str]]:
     return found
 
 
+def _readable(decoded: str) -> bool:
+    """Words, not a flag's region code: text in invisible characters is hidden from whoever reads
+    the answer on screen, and only a grader reading code points would see it."""
+    return len(re.findall(r"[a-z]{2,}", decoded.lower())) >= 3
+
+
 def _unspace(blob: str) -> str:
     """Words are split where the gap is wider than a letter's (two spaces, a slash)."""
     return " ".join(re.sub(r"[\s.]", "", word) for word in re.split(r"\s{2,}|\s*/\s*", blob.strip()) if word.strip(" ."))
@@ -469,7 +479,8 @@ def check(text: str) -> InjectionCheck:
         inner_sure, inner_suspect = _reasons(decoded)
         # Grading words hidden in an encoding are an attempt whatever their tier.
         sure += [f"{label} text: {r}" for r in inner_sure + inner_suspect]
-        if label in _SPELLED and not inner_sure + inner_suspect and _GRADING_WORD.search(normalize(decoded)):
+        if label in _SPELLED and not inner_sure + inner_suspect and (
+                _GRADING_WORD.search(normalize(decoded)) or (label == "tag characters" and _readable(decoded))):
             sure.append(f"{label} text: {decoded}")
         hidden.append(label)
     for label, reading in (("reversed", text[::-1]), ("rot13", codecs.encode(text, "rot13"))):

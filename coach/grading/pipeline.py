@@ -192,7 +192,7 @@ class Grader:
             if not found.on_topic or not hits:
                 return OffTopic(suggestions=hits[:SUGGESTIONS_SHOWN])
             bite = self.catalog.bites[hits[0].bite_id]
-        verdicts, grader = await self._verdicts(bite, cleaned.text)
+        verdicts, grader = await self._verdicts(bite, cleaned)
         explains = await self._explains(bite, cleaned.text) if verdicts.off_topic and not verdicts.injection else ()
         grade = self._grade(bite, verdicts, grader, truncated=cleaned.truncated, explains=explains)
         if bite_id is None and not grade.off_topic:
@@ -214,7 +214,7 @@ class Grader:
             return GradeError(error="unknown_bite", message=f"There is no bite called {bite_id!r}.")
         reader = functools.partial(self._read_follow_up, bite, point, cleaned.text) if self.followup_reader else None
         started = time.perf_counter()
-        verdicts, grader = await self._verdicts(follow_up_bite(bite, point), cleaned.text, reader)
+        verdicts, grader = await self._verdicts(follow_up_bite(bite, point), cleaned, reader)
         GRADING_SECONDS.labels(grader).observe(time.perf_counter() - started)
         verdict = verdicts.key_points[0]
         earned_nothing = verdicts.injection or verdicts.keyword_soup
@@ -228,8 +228,8 @@ class Grader:
     async def judged(self, answer: str, bite_id: str, *, judge: str) -> Grade:
         """`answer` graded against `bite_id` by one named judge, "llm" or "cpu", whatever the
         LLM's qualification: what qualification compares. The LLM's errors propagate."""
-        bite, text = self.catalog.bites[bite_id], clean_answer(answer, self.max_chars).text
-        net = await self._net(text)
+        bite, cleaned = self.catalog.bites[bite_id], clean_answer(answer, self.max_chars)
+        text, net = cleaned.text, await self._net(cleaned.for_net)
         if judge == "llm":
             return self._grade(bite, await self._llm_verdicts(bite, text, net), "llm", truncated=False)
         verdicts, grader = await self._cpu_verdicts(bite, text, net)
@@ -247,10 +247,11 @@ class Grader:
     def cpu_label(self) -> str:
         return self.cpu_judge if self.point_judge is not None else "embedding"
 
-    async def _verdicts(self, bite: Bite, text: str, cpu=None) -> tuple[Verdicts, str]:
+    async def _verdicts(self, bite: Bite, cleaned: CleanAnswer, cpu=None) -> tuple[Verdicts, str]:
         """The LLM's verdicts when it serves and answers, else the CPU judge's (`cpu(net)` when
-        given: the follow-up reader)."""
-        net = await self._net(text)
+        given: the follow-up reader). The judges read the cleaned text; the net reads what was
+        hidden in it too."""
+        text, net = cleaned.text, await self._net(cleaned.for_net)
         if self.llm_judge is not None and self.llm_status.serves:
             from serving.errors import LLMError
 
