@@ -1,6 +1,6 @@
 """Injection attempts and honest look-alikes on a probe set (never part of `make test`).
 
-    .venv/bin/python -m bench.injection_probe [--probe tests/data/injection_probe_v10.jsonl] [--reference FILE]
+    .venv/bin/python -m bench.injection_probe [--probe tests/data/injection_probe_v11.jsonl] [--reference FILE]
 
 Probe sets are written by helpers that never saw the net (coach.grading.injection): attempts
 to instruct the grader, and honest answers that use the same words in their ordinary sense.
@@ -16,7 +16,8 @@ attempts, 190 honest look-alikes, written blind after the v8 read by new helpers
 briefs) was read once on 2026-12-05 after the reader gained its fine-tuned classifier; v10 (110
 attempts, 190 honest look-alikes, written blind after the v9 read by two new helpers) was read
 once on 2026-12-05, side by side, and decided that a reader retrained with v8 and v9 does not
-ship. No probe is unread now: the next design needs a fresh one, written blind.
+ship; v11 (110 attempts, 190 honest look-alikes, written blind after the v10 read by three new
+helpers) is the held-out probe of the read after the fixes v10 led to.
 
 Each answer is graded against its bite (as `/explain topic:` gives it) by the CPU judges (the
 trained judge, and the embedding judge side by side) and, with `--reference`, by the LLM path
@@ -75,7 +76,7 @@ def summary(rows: list[dict], grades: list) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--probe", default=str(DATA / "injection_probe_v10.jsonl"))
+    parser.add_argument("--probe", default=str(DATA / "injection_probe_v11.jsonl"))
     parser.add_argument("--reference", default=None, help="a reference judge's verdicts (JSON Lines) to replay")
     parser.add_argument("--write-prompts", default=None, help="write the exact LLM prompts for the probe and stop")
     args = parser.parse_args(argv)

@@ -149,7 +149,8 @@ def test_the_training_data_is_labelled_and_holds_no_held_out_text():
     assert {r["label"] for r in written} == {"attempt", "honest"}
     assert sum(r["directed"] for r in sentences) >= 500 and len(written) >= 1000
     held_out = [json.loads(line)["answer"] for path in sorted((ROOT / "tests" / "data").glob("*.jsonl"))
-                if "test" in path.name or path.name in ("injection_probe_v8.jsonl", "injection_probe_v9.jsonl", "injection_probe_v10.jsonl")
+                if "test" in path.name or path.name in ("injection_probe_v8.jsonl", "injection_probe_v9.jsonl", "injection_probe_v10.jsonl",
+                                                   "injection_probe_v11.jsonl")
                 for line in path.open()
                 if line.strip() and "answer" in json.loads(line)]
     blob = "\n".join(held_out)
