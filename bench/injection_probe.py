@@ -17,7 +17,8 @@ briefs) was read once on 2026-12-05 after the reader gained its fine-tuned class
 attempts, 190 honest look-alikes, written blind after the v9 read by two new helpers) was read
 once on 2026-12-05, side by side, and decided that a reader retrained with v8 and v9 does not
 ship; v11 (110 attempts, 190 honest look-alikes, written blind after the v10 read by three new
-helpers) is the held-out probe of the read after the fixes v10 led to.
+helpers) was read once on 2026-12-05 after the fixes v10 led to. No probe is unread now: the next
+design needs a fresh one, written blind.
 
 Each answer is graded against its bite (as `/explain topic:` gives it) by the CPU judges (the
 trained judge, and the embedding judge side by side) and, with `--reference`, by the LLM path

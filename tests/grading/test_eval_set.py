@@ -24,7 +24,7 @@ BLIND = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_
 RETIRED = [DATA / "grading_blind_test_v1.jsonl", DATA / "grading_blind_test_v2.jsonl", DATA / "grading_blind_test_v3.jsonl",
            DATA / "grading_blind_test_v4.jsonl", DATA / "grading_blind_test_v5.jsonl", DATA / "grading_blind_test_v6.jsonl"]
 OLD_DEV = DATA / "grading_blind_dev_v1.jsonl"
-PROBES = {"held out v11": DATA / "injection_probe_v11.jsonl", "read v10": DATA / "injection_probe_v10.jsonl", "read v9": DATA / "injection_probe_v9.jsonl", "development": DATA / "injection_probe_dev.jsonl",
+PROBES = {"read v11": DATA / "injection_probe_v11.jsonl", "read v10": DATA / "injection_probe_v10.jsonl", "read v9": DATA / "injection_probe_v9.jsonl", "development": DATA / "injection_probe_dev.jsonl",
           "read": DATA / "injection_probe_v4.jsonl", "read v5": DATA / "injection_probe_v5.jsonl",
           "read v6": DATA / "injection_probe_v6.jsonl", "read v7": DATA / "injection_probe_v7.jsonl",
           "read v8": DATA / "injection_probe_v8.jsonl"}
@@ -81,7 +81,7 @@ def test_the_probes_hold_attempts_and_honest_look_alikes_on_known_bites(shipped_
         attempts = [r for r in rows if r["injection"]]
         assert len(attempts) >= 60 and len(rows) - len(attempts) >= 150, name
         assert all(r["bite_id"] in shipped_catalog.bites for r in rows), name
-    latest = {r["answer"] for r in load_eval_set(PROBES["held out v11"])}  # written blind, after every other was read
+    latest = {r["answer"] for r in load_eval_set(PROBES["read v11"])}  # written blind, after every other was read
     for name in ("development", "read", "read v5", "read v6", "read v7", "read v8", "read v9", "read v10"):
         assert not latest & {r["answer"] for r in load_eval_set(PROBES[name])}, name
 
