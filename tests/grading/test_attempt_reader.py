@@ -148,9 +148,9 @@ def test_the_training_data_is_labelled_and_holds_no_held_out_text():
         assert row["text"] in split_sentences(answer["answer"]), row
     assert {r["label"] for r in written} == {"attempt", "honest"}
     assert sum(r["directed"] for r in sentences) >= 500 and len(written) >= 1000
+    unused_probes = {f"injection_probe_{v}.jsonl" for v in ("v8", "v9", "v10", "v11")}  # read, never trained on
     held_out = [json.loads(line)["answer"] for path in sorted((ROOT / "tests" / "data").glob("*.jsonl"))
-                if "test" in path.name or path.name in ("injection_probe_v8.jsonl", "injection_probe_v9.jsonl", "injection_probe_v10.jsonl",
-                                                   "injection_probe_v11.jsonl")
+                if "test" in path.name or path.name in unused_probes
                 for line in path.open()
                 if line.strip() and "answer" in json.loads(line)]
     blob = "\n".join(held_out)

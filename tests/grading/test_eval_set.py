@@ -24,7 +24,8 @@ BLIND = {"dev": DATA / "grading_blind_dev.jsonl", "test": DATA / "grading_blind_
 RETIRED = [DATA / "grading_blind_test_v1.jsonl", DATA / "grading_blind_test_v2.jsonl", DATA / "grading_blind_test_v3.jsonl",
            DATA / "grading_blind_test_v4.jsonl", DATA / "grading_blind_test_v5.jsonl", DATA / "grading_blind_test_v6.jsonl"]
 OLD_DEV = DATA / "grading_blind_dev_v1.jsonl"
-PROBES = {"read v11": DATA / "injection_probe_v11.jsonl", "read v10": DATA / "injection_probe_v10.jsonl", "read v9": DATA / "injection_probe_v9.jsonl", "development": DATA / "injection_probe_dev.jsonl",
+PROBES = {"read v11": DATA / "injection_probe_v11.jsonl", "read v10": DATA / "injection_probe_v10.jsonl",
+          "read v9": DATA / "injection_probe_v9.jsonl", "development": DATA / "injection_probe_dev.jsonl",
           "read": DATA / "injection_probe_v4.jsonl", "read v5": DATA / "injection_probe_v5.jsonl",
           "read v6": DATA / "injection_probe_v6.jsonl", "read v7": DATA / "injection_probe_v7.jsonl",
           "read v8": DATA / "injection_probe_v8.jsonl"}
