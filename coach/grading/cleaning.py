@@ -17,9 +17,10 @@ _KEPT_CONTROLS = {"\n", "\t"}
 _VARIATION_SELECTORS = set(range(0xFE00, 0xFE10)) | set(range(0xE0100, 0xE01F0))
 _MAX_COMBINING_RUN = 2  # more stacked marks than this is "zalgo" noise, not language
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
-# Tag characters (U+E0020-U+E007E) spell ASCII that nothing shows; a flag emoji's few (after
-# U+1F3F4, "gbsct") are not text.
-_TAG_RUN = re.compile("(?<![\U0001F3F4\U000E0020-\U000E007E])[\U000E0020-\U000E007E]{4,}")
+# Tag characters spell ASCII that nothing shows (coach.grading.injection decodes them); a flag
+# emoji's few (after U+1F3F4, "gbsct") are not text.
+TAG_CHARACTERS = "\U000E0020-\U000E007E"
+_TAG_RUN = re.compile(f"(?<![\U0001F3F4{TAG_CHARACTERS}])[{TAG_CHARACTERS}]{{4,}}")
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from coach.grading.cleaning import TAG_CHARACTERS
+
 # Look-alike letters that survive NFKC (Cyrillic, Greek, a few Latin extensions) mapped to Latin.
 _HOMOGLYPHS = str.maketrans({
     "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
@@ -392,7 +394,7 @@ _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]*){4,}")
 _BASE32 = re.compile(r"\b[A-Z2-7]{16,}={0,6}")
 _MORSE = re.compile(r"(?:[.\-]{1,7}[ /]+){6,}[.\-]{1,7}")
 # Unicode tag characters (U+E0020-U+E007E) spell ASCII invisibly: nothing shows them, a model may read them.
-_TAGS = re.compile("[\U000E0020-\U000E007E]{4,}")
+_TAGS = re.compile(f"[{TAG_CHARACTERS}]{{4,}}")
 # Text nobody spells out or hides by accident: a grading word in it is enough.
 _SPELLED = ("tag characters", "spaced letters")
 _GRADING_WORD = re.compile(r"\b(grade[sd]?|grader|grading|score[sd]?|scoring|marks?|rubric|points?|evaluator|examiner|"

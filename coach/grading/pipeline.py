@@ -229,7 +229,7 @@ class Grader:
         """`answer` graded against `bite_id` by one named judge, "llm" or "cpu", whatever the
         LLM's qualification: what qualification compares. The LLM's errors propagate."""
         bite, cleaned = self.catalog.bites[bite_id], clean_answer(answer, self.max_chars)
-        text, net = cleaned.text, await self._net(cleaned.for_net)
+        text, net = cleaned.text, await self._net(cleaned)
         if judge == "llm":
             return self._grade(bite, await self._llm_verdicts(bite, text, net), "llm", truncated=False)
         verdicts, grader = await self._cpu_verdicts(bite, text, net)
@@ -249,9 +249,8 @@ class Grader:
 
     async def _verdicts(self, bite: Bite, cleaned: CleanAnswer, cpu=None) -> tuple[Verdicts, str]:
         """The LLM's verdicts when it serves and answers, else the CPU judge's (`cpu(net)` when
-        given: the follow-up reader). The judges read the cleaned text; the net reads what was
-        hidden in it too."""
-        text, net = cleaned.text, await self._net(cleaned.for_net)
+        given: the follow-up reader). The judges read the cleaned text."""
+        text, net = cleaned.text, await self._net(cleaned)
         if self.llm_judge is not None and self.llm_status.serves:
             from serving.errors import LLMError
 
@@ -263,8 +262,10 @@ class Grader:
             return await cpu(net)
         return await self._cpu_verdicts(bite, text, net)
 
-    async def _net(self, text: str) -> injection.InjectionCheck:
-        """The injection net's reading, off the event loop: in a grading worker when there is one."""
+    async def _net(self, cleaned: CleanAnswer) -> injection.InjectionCheck:
+        """The injection net's reading of the answer and of what cleaning found hidden in it, off
+        the event loop: in a grading worker when there is one."""
+        text = cleaned.for_net
         pool = next((j for j in (self.embedding_pool, self.point_judge) if hasattr(j, "net")), None)
         if pool is not None:
             return await pool.net(text)
